@@ -1,0 +1,40 @@
+# Thin targets over the course's tools. `make lab` to learn, `make test` to check everything.
+.DEFAULT_GOAL := lab
+SHELL := /bin/bash
+
+VENV := .venv
+BIN := $(VENV)/bin
+# The venv's bin comes first so `grader`, `nbgrader` and `alembic` are found (also in Lab terminals).
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+# Extra arguments for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8899".
+LAB_ARGS ?=
+# Extra arguments for pytest, e.g. make test PYTEST_ARGS="-k build".
+PYTEST_ARGS ?=
+
+.PHONY: lab test release venv clean-venv
+
+# The environment is built once and rebuilt when the pins or the package description change.
+$(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
+	@set -e; \
+	if [ ! -x $(BIN)/python ]; then \
+	  py=$$(tools/find-python); \
+	  echo "Creating $(VENV) with $$py"; \
+	  "$$py" -m venv $(VENV); \
+	fi; \
+	$(BIN)/python -m pip install --quiet -r requirements.txt; \
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .; \
+	touch $@
+
+venv: $(VENV)/.installed
+
+lab: $(VENV)/.installed
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(LAB_ARGS)
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+release: $(VENV)/.installed
+	$(BIN)/grader release
+
+clean-venv:
+	rm -rf $(VENV)

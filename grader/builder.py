@@ -1,0 +1,234 @@
+"""Compile C++ sources into shared libraries for ctypes and XLA FFI, cached by content."""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.course import repo_root
+from grader.errors import CourseError
+
+#: Flags every build uses. C++17 is what the XLA FFI headers need.
+DEFAULT_FLAGS = ("-std=c++17", "-O2", "-shared", "-fPIC")
+
+#: Compilers tried in this order when $CXX is not set.
+COMPILER_CANDIDATES = ("g++", "c++", "clang++")
+
+#: How many compiler error lines a BuildError shows.
+MAX_ERROR_LINES = 4
+
+_INSTALL_HINT = (
+    "Install one and run the cell again: `sudo apt-get install g++` (Debian/Ubuntu), "
+    "`xcode-select --install` (macOS) or `conda install -c conda-forge cxx-compiler`; "
+    "or point $CXX at a compiler you have."
+)
+
+# (target name, platform) -> content key of the library registered under that name.
+_REGISTERED: dict[tuple[str, str], str] = {}
+# Loaded libraries stay referenced here so their code is never unloaded while XLA may call it.
+_LOADED: dict[str, ctypes.CDLL] = {}
+
+
+class BuildError(CourseError):
+    """The compiler rejected the source."""
+
+
+class CompilerNotFoundError(CourseError):
+    """No C++ compiler is available."""
+
+
+class RegistrationError(CourseError):
+    """An FFI target name is already taken by a different library."""
+
+
+def cpp_dir() -> Path:
+    """Where the course keeps its C++ sources and shared headers."""
+    return repo_root() / "cpp"
+
+
+def cache_dir() -> Path:
+    """Where built libraries are kept: $JBJ_BUILD_CACHE, else the user's cache folder."""
+    env = os.environ.get("JBJ_BUILD_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "jax-beyond-jnp" / "cpp"
+
+
+def find_compiler() -> str:
+    """Return the path of the C++ compiler to use, or raise CompilerNotFoundError."""
+    wanted = os.environ.get("CXX")
+    if wanted:
+        found = shutil.which(wanted)
+        if found is None:
+            raise CompilerNotFoundError(
+                f"$CXX is set to {wanted!r}, but no such program is on PATH. {_INSTALL_HINT}"
+            )
+        return found
+    for name in COMPILER_CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise CompilerNotFoundError(
+        f"No C++ compiler found (looked for {', '.join(COMPILER_CANDIDATES)}). {_INSTALL_HINT}"
+    )
+
+
+def _compiler_identity(compiler: str) -> str:
+    out = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=False)
+    return compiler + "\n" + out.stdout.splitlines()[0] if out.stdout else compiler
+
+
+def _jax_identity() -> tuple[str, str]:
+    import jax
+    import jax.ffi
+
+    return jax.__version__, jax.ffi.include_dir()
+
+
+@dataclass
+class Library:
+    """A built shared library: call its C functions through ctypes or register FFI handlers."""
+
+    name: str
+    path: Path
+    key: str
+    cached: bool
+    _cdll: ctypes.CDLL | None = field(default=None, repr=False)
+
+    @property
+    def cdll(self) -> ctypes.CDLL:
+        """The library loaded with ctypes (loaded once, kept alive for the process)."""
+        if self._cdll is None:
+            self._cdll = _LOADED.get(self.key) or ctypes.CDLL(str(self.path))
+            _LOADED[self.key] = self._cdll
+        return self._cdll
+
+    def function(self, symbol: str, *, argtypes=None, restype=None):
+        """A ctypes function from the library, with argument and result types set."""
+        fn = getattr(self.cdll, symbol)
+        if argtypes is not None:
+            fn.argtypes = list(argtypes)
+        fn.restype = restype
+        return fn
+
+    def register_ffi_target(self, target: str, symbol: str | None = None, *, platform: str = "cpu") -> str:
+        """Register handler `symbol` (default: `target` in CamelCase) as XLA FFI target `target`.
+
+        Registering the same library under the same name again does nothing. A different
+        library (say, after editing the C++) under a name already taken raises
+        RegistrationError, because XLA keeps the first handler it was given for a name.
+        """
+        import jax.ffi
+
+        symbol = symbol or "".join(part.capitalize() for part in target.split("_"))
+        previous = _REGISTERED.get((target, platform))
+        if previous == self.key:
+            return target
+        if previous is not None:
+            raise RegistrationError(
+                f"FFI target {target!r} is already registered with another build of the C++ code, "
+                "and XLA refuses a second handler for a name. Register the new build under a new name "
+                f"(e.g. {target + '_v2'!r}), or restart the kernel."
+            )
+        try:
+            fn = getattr(self.cdll, symbol)
+        except AttributeError:
+            raise RegistrationError(
+                f"{self.name}: no exported symbol {symbol!r}. Did XLA_FFI_DEFINE_HANDLER_SYMBOL "
+                "name it differently, or is it missing `extern \"C\"`?"
+            ) from None
+        jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(fn), platform=platform)
+        _REGISTERED[(target, platform)] = self.key
+        return target
+
+
+def _first_errors(stderr: str, source_name: str) -> list[str]:
+    """The compiler's first error lines about our source, with line numbers, shortened."""
+    lines = []
+    for line in stderr.splitlines():
+        if re.search(r"\b(fatal )?error\b", line) and not line.startswith("compilation terminated"):
+            line = re.sub(r"^.*?([^/\s]+\.(?:cc|cpp|h|hpp|cxx)):", r"\1:", line)
+            lines.append(line.strip())
+        if len(lines) >= MAX_ERROR_LINES:
+            break
+    if not lines:
+        lines = [ln.strip() for ln in stderr.strip().splitlines()[-MAX_ERROR_LINES:]]
+    return lines
+
+
+def build(
+    source: str | os.PathLike | None = None,
+    *,
+    code: str | None = None,
+    name: str | None = None,
+    flags: tuple[str, ...] = (),
+    include_dirs: tuple[str | os.PathLike, ...] = (),
+) -> Library:
+    """Compile C++ into a shared library and return it as a Library.
+
+    Give either `source`, a path (relative paths are looked up in the course's cpp/ folder
+    first), or `code`, C++ text written in a notebook cell, with a `name` for messages.
+    The result is cached by content: the source, the flags, the compiler and the JAX version.
+    A second call with the same inputs does not run the compiler. Builds are atomic, so two
+    processes building the same source at once both succeed.
+    """
+    if (source is None) == (code is None):
+        raise TypeError("build() takes either a source path or code=..., not both")
+    if source is not None:
+        path = Path(source)
+        if not path.is_absolute() and not path.exists() and (cpp_dir() / path).exists():
+            path = cpp_dir() / path
+        if not path.exists():
+            raise FileNotFoundError(f"C++ source {str(source)!r} not found (looked in {cpp_dir().name}/ too)")
+        code = path.read_text()
+        name = name or path.stem
+    name = name or "cell"
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+        raise ValueError(f"name {name!r} may only use letters, digits, '_', '.', '-'")
+
+    compiler = find_compiler()
+    jax_version, jax_include = _jax_identity()
+    includes = [str(cpp_dir()), jax_include, *map(str, include_dirs)]
+    all_flags = [*DEFAULT_FLAGS, *flags]
+    # Headers in cpp/ are part of what a build depends on, so they are part of its key too.
+    headers = sorted(p for p in cpp_dir().glob("*.h")) if cpp_dir().exists() else []
+    digest = hashlib.sha256()
+    for part in (code, "\0".join(all_flags), _compiler_identity(compiler), jax_version, *includes[2:],
+                 *(h.name + h.read_text() for h in headers)):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    key = digest.hexdigest()[:20]
+
+    out_dir = cache_dir()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / f"{name}-{key}.so"
+    if target.exists():
+        return Library(name, target, key, cached=True)
+
+    # One build per key at a time; the rename below makes the result appear whole or not at all.
+    with open(out_dir / f"{name}-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if target.exists():
+            return Library(name, target, key, cached=True)
+        with tempfile.TemporaryDirectory(dir=out_dir, prefix=f".{name}-") as tmp:
+            src = Path(tmp) / f"{name}.cc"
+            src.write_text(code)
+            partial = Path(tmp) / f"{name}.so"
+            # -isystem keeps warnings from the XLA headers (not ours to fix) out of the output.
+            cmd = [compiler, *all_flags, f"-I{includes[0]}", *(f"-isystem{d}" for d in includes[1:]),
+                   str(src), "-o", str(partial)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                errors = "\n  ".join(_first_errors(proc.stderr, src.name))
+                raise BuildError(f"C++ build of {name!r} failed:\n  {errors}")
+            os.replace(partial, target)
+    return Library(name, target, key, cached=False)

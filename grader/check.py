@@ -1,0 +1,104 @@
+"""Score one notebook the way the instructor's autograder would, and print points per exercise."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from grader.course import (cell_title, chapter_of, grade_cells, read_notebook, repo_root,
+                           run_nbgrader, solution_path)
+from grader.errors import CourseError
+
+STUDENT = "learner"
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@dataclass
+class ExerciseScore:
+    grade_id: str
+    title: str
+    points: float
+    max_points: float
+    message: str
+
+
+def first_failure(cell: nbformat.NotebookNode, limit: int = 2) -> str:
+    """The first lines of a graded cell's error output, without colour codes; "" if it passed."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            lines = [_ANSI.sub("", line) for chunk in output.get("traceback", []) for line in chunk.splitlines()]
+            lines = [line.rstrip() for line in lines if line.strip() and not set(line.strip()) <= set("-")]
+            if not lines:
+                lines = [f"{output.get('ename')}: {output.get('evalue')}"]
+            # A plain traceback ends with "Error: message": that line says the most.
+            if len(lines) > limit and not output.get("traceback", [""])[0].lstrip().startswith(("❌", "⏳")):
+                lines = lines[-1:]
+            return " ".join(line.strip() for line in lines[:limit])
+    return ""
+
+
+def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
+    """Autograde `notebook` with nbgrader in a scratch course, hidden tests included.
+
+    The notebook itself is only read. Raises UsageError when it is not a notebook of this
+    course, and CourseError when nbgrader could not grade it.
+    """
+    root = root or repo_root()
+    notebook = Path(notebook)
+    read_notebook(notebook)
+    chapter = chapter_of(notebook, root)
+    with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
+        course = Path(tmp)
+        shutil.copy(root / "nbgrader_config.py", course)
+        shutil.copytree(root / "solutions" / chapter, course / "solutions" / chapter)
+        submitted = course / "submitted" / STUDENT / chapter
+        submitted.mkdir(parents=True)
+        shutil.copy(notebook, submitted / f"{chapter}.ipynb")
+        # generate_assignment records the chapter's graded cells in a scratch gradebook.
+        for args in (["generate_assignment", chapter, "--force"], ["autograde", chapter, "--force"]):
+            proc = run_nbgrader(args, cwd=course)
+            if proc.returncode != 0:
+                log = "\n  ".join(proc.stderr.strip().splitlines()[-6:])
+                raise CourseError(f"nbgrader {args[0]} failed on {notebook.name}:\n  {log}")
+        graded_nb = nbformat.read(course / "autograded" / STUDENT / chapter / f"{chapter}.ipynb", as_version=4)
+        messages = {cell.metadata["nbgrader"]["grade_id"]: first_failure(cell) for cell in grade_cells(graded_nb)}
+
+        from nbgrader.api import Gradebook
+
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+            sub = gb.find_submission_notebook(chapter, chapter, STUDENT)
+            scores = {g.name: (g.score, g.max_score) for g in sub.grades}
+
+    results = []
+    for cell in grade_cells(read_notebook(solution_path(chapter, root))):
+        grade_id = cell.metadata["nbgrader"]["grade_id"]
+        got, most = scores[grade_id]
+        title = cell_title(cell).split(":")[0]  # "Exercise 1: what it checks" -> "Exercise 1"
+        results.append(ExerciseScore(grade_id, title, got, most, messages.get(grade_id, "")))
+    return results
+
+
+def format_table(chapter: str, results: list[ExerciseScore], width: int | None = None) -> str:
+    """A plain-text table: one row per exercise with its points and first failure."""
+    width = width or max(80, shutil.get_terminal_size((120, 24)).columns)
+    total = sum(r.points for r in results)
+    most = sum(r.max_points for r in results)
+    name_w = max(len(r.title) for r in results) if results else 10
+    rows = [f"{chapter}: scored as the autograder does (hidden tests included)", ""]
+    rows.append(f"{'exercise':<{name_w}}  {'points':>9}  result")
+    for r in results:
+        message = r.message or "passed"
+        room = max(20, width - name_w - 13)
+        message = message if len(message) <= room else message[: room - 1] + "…"
+        rows.append(f"{r.title:<{name_w}}  {_num(r.points):>4} / {_num(r.max_points):<2}  {message}")
+    rows.append(f"{'total':<{name_w}}  {_num(total):>4} / {_num(most):<2}")
+    return "\n".join(rows)
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"

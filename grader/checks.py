@@ -1,0 +1,174 @@
+"""Self-checks for graded cells: each failure is one or two lines saying expected, got and a hint."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from grader.errors import CourseError
+
+#: The stub nbgrader leaves where a solution was; running it means "not answered yet".
+STUB_ERROR = NotImplementedError
+
+
+class CheckFailed(CourseError, AssertionError):
+    """An answer was checked and is wrong."""
+
+
+class NotAnswered(CourseError, AssertionError):
+    """The exercise still has the stub in it."""
+
+    icon = "⏳"
+
+
+class AnswerCrashed(CourseError, AssertionError):
+    """The learner's code raised while being checked."""
+
+
+_active: list[dict] = []
+
+
+def _label() -> str:
+    return _active[-1]["label"] if _active else "Check"
+
+
+def _hinted(message: str, hint: str | None) -> str:
+    return f"{message}\nhint: {hint}" if hint else message
+
+
+def _fail(message: str, hint: str | None = None) -> None:
+    raise CheckFailed(_hinted(f"{_label()}: {message}", hint))
+
+
+def _count() -> None:
+    if _active:
+        _active[-1]["count"] += 1
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    if isinstance(value, np.ndarray) or hasattr(value, "__array__") and hasattr(value, "shape"):
+        text = np.array2string(np.asarray(value), threshold=8, edgeitems=2, precision=5, max_line_width=10**6)
+    else:
+        text = repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@contextmanager
+def exercise(label: int | str, *answers: str) -> Iterator[None]:
+    """Run the checks of one exercise and report the outcome in a line.
+
+    `label` is the exercise number (or a title such as "Quiz"); `answers` are the names the
+    answer cell must define. A missing name, or the `raise NotImplementedError()` stub
+    still in place, is reported as "not answered yet"; any other exception from the learner's
+    code is reported as a crash in one line; a wrong result fails with expected vs got.
+    """
+    title = f"Exercise {label}" if isinstance(label, int) else str(label)
+    caller = sys._getframe(2).f_globals
+    missing = [name for name in answers if name not in caller]
+    if missing:
+        raise NotAnswered(
+            f"{title} is not answered yet: run its answer cell to define {', '.join(missing)}."
+        )
+    state = {"label": title, "count": 0}
+    _active.append(state)
+    try:
+        yield
+    except STUB_ERROR:
+        raise NotAnswered(
+            f"{title} is not answered yet: replace `raise NotImplementedError()` in its answer "
+            "cell with your code, run that cell, then this one."
+        ) from None
+    except CourseError:
+        raise
+    except Exception as err:  # the learner's code crashed: say so in a line, not a traceback
+        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        raise AnswerCrashed(
+            f"{title}: your code raised {type(err).__name__}" + (f": {first[:200]}" if first else "")
+            + "\nhint: run the answer on the inputs from the checks above to see the full error."
+        ) from None
+    finally:
+        _active.pop()
+    print(f"✅ {title}: all {state['count']} checks passed.")
+
+
+def true(condition: Any, message: str, *, hint: str | None = None) -> None:
+    """Fail with `message` unless `condition` is exactly True (a bool, not merely truthy)."""
+    _count()
+    if not (isinstance(condition, (bool, np.bool_)) and bool(condition)):
+        _fail(message, hint)
+
+
+def equal(got: Any, expected: Any, *, what: str, hint: str | None = None) -> None:
+    """Exact equality of plain values (numbers, strings, tuples, types); the type must match too."""
+    _count()
+    if type(got) is not type(expected):
+        _fail(f"{what} should be a {type(expected).__name__} like {_short(expected)}, "
+              f"got a {type(got).__name__}: {_short(got)}", hint)
+    if isinstance(expected, (tuple, list)):
+        if len(got) != len(expected) or any(type(g) is not type(e) or g != e for g, e in zip(got, expected)):
+            _fail(f"{what}: expected {_short(expected)}, got {_short(got)}", hint)
+    elif not bool(expected == got):
+        _fail(f"{what}: expected {_short(expected)}, got {_short(got)}", hint)
+
+
+def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float = 1e-6,
+          dtype: bool = True, hint: str | None = None) -> None:
+    """An array that matches `expected` in shape, dtype (unless dtype=False) and values."""
+    _count()
+    if not hasattr(got, "shape") or not hasattr(got, "dtype"):
+        _fail(f"{what} should be an array of shape {tuple(np.shape(expected))}, "
+              f"got a {type(got).__name__}: {_short(got)}", hint)
+    got_np, exp_np = np.asarray(got), np.asarray(expected)
+    if got_np.shape != exp_np.shape:
+        _fail(f"{what}: expected shape {exp_np.shape}, got {got_np.shape}", hint)
+    if dtype and got_np.dtype != exp_np.dtype:
+        _fail(f"{what}: expected dtype {exp_np.dtype}, got {got_np.dtype}", hint)
+    if got_np.dtype.kind not in "biufc" or exp_np.dtype.kind not in "biufc":
+        _fail(f"{what}: expected numbers, got dtype {got_np.dtype}", hint)
+    bad = ~np.isclose(got_np, exp_np, rtol=rtol, atol=atol, equal_nan=True)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        _fail(f"{what}: {int(bad.sum())} of {bad.size} values differ; at index {where} "
+              f"expected {exp_np[where].item()!r}, got {got_np[where].item()!r}", hint)
+
+
+def raises(error: type[BaseException], fn: Callable[[], Any], *, what: str,
+           match: str | None = None, hint: str | None = None) -> BaseException:
+    """`fn()` must raise `error` (with `match` in its message, if given); returns the exception."""
+    _count()
+    try:
+        fn()
+    except error as err:
+        if match is not None and match not in str(err):
+            _fail(f"{what}: raised {type(err).__name__} as expected, but its message lacks "
+                  f"{match!r}: {_short(str(err))}", hint)
+        return err
+    except STUB_ERROR:
+        raise
+    except Exception as err:
+        _fail(f"{what}: expected {error.__name__}, got {type(err).__name__}: {_short(str(err))}", hint)
+    _fail(f"{what}: expected {error.__name__}, but nothing was raised", hint)
+    raise AssertionError("unreachable")
+
+
+def answers(given: dict[str, Any], *, choices: str | None = None, key: dict[str, str] | None = None) -> None:
+    """Multiple-choice answers: each one a single letter from `choices`; with `key`, all correct.
+
+    A wrong answer is named but the right letter is not shown, so the check can be run again.
+    """
+    _count()
+    if choices is not None:
+        for name, value in given.items():
+            if not (isinstance(value, str) and len(value.strip()) == 1 and value.strip().lower() in choices):
+                _fail(f"{name} should be one letter from {', '.join(choices)} as a string, got {_short(value)}",
+                      f'write it like {name} = "{choices[0]}"')
+    if key is not None:
+        wrong = [name for name, right in key.items()
+                 if not isinstance(given.get(name), str) or given[name].strip().lower() != right]
+        if wrong:
+            _fail(f"{len(wrong)} of {len(key)} answers are wrong: {', '.join(wrong)}",
+                  "re-read the section each question is about")

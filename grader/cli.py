@@ -1,0 +1,53 @@
+"""The `grader` command: parses arguments and calls the function that does the work."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from grader.errors import CourseError
+
+
+def _release(args: argparse.Namespace) -> int:
+    from grader.release import release
+
+    for path in release(args.chapters or None):
+        print(f"released {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from grader.check import format_table, score
+
+    results = score(Path(args.notebook))
+    print(format_table(Path(args.notebook).stem, results))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="grader", description="Tools for the JAX beyond jnp course.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    rel = sub.add_parser("release", help="regenerate notebooks/ from solutions/ and check for leaks")
+    rel.add_argument("chapters", nargs="*", metavar="CHAPTER",
+                     help="chapter ids such as 01_numpy_interop (default: every chapter)")
+    rel.set_defaults(run=_release)
+
+    chk = sub.add_parser("check", help="score a notebook per exercise, as the instructor's autograder would")
+    chk.add_argument("notebook", metavar="NOTEBOOK", help="path of a chapter notebook, e.g. notebooks/01_numpy_interop/01_numpy_interop.ipynb")
+    chk.set_defaults(run=_check)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except CourseError as err:
+        print(f"grader {args.command}: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

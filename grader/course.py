@@ -1,0 +1,92 @@
+"""The course's layout on disk: chapters, their notebooks, and running nbgrader on them."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from grader.errors import UsageError
+
+#: A chapter id: two digits, an underscore, a lower-case topic.
+CHAPTER_ID = re.compile(r"\d\d_[a-z0-9_]+")
+
+
+def repo_root() -> Path:
+    """The course checkout this package was installed from."""
+    return Path(__file__).resolve().parent.parent
+
+
+def chapters(root: Path | None = None) -> list[str]:
+    """Chapter ids that have a solution notebook, in course order."""
+    source = (root or repo_root()) / "solutions"
+    return sorted(p.name for p in source.iterdir()
+                  if CHAPTER_ID.fullmatch(p.name) and (p / f"{p.name}.ipynb").exists())
+
+
+def solution_path(chapter: str, root: Path | None = None) -> Path:
+    return (root or repo_root()) / "solutions" / chapter / f"{chapter}.ipynb"
+
+
+def learner_path(chapter: str, root: Path | None = None) -> Path:
+    return (root or repo_root()) / "notebooks" / chapter / f"{chapter}.ipynb"
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """Read and validate a notebook, turning every way it can be broken into a UsageError."""
+    path = Path(path)
+    if not path.exists():
+        raise UsageError(f"{path} does not exist.")
+    if path.is_dir() or path.suffix != ".ipynb":
+        raise UsageError(f"{path} is not a notebook: give the path of a .ipynb file.")
+    try:
+        nb = nbformat.read(path, as_version=4)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise UsageError(f"{path} is not valid notebook JSON ({err}). If you edited it by hand, "
+                         "restore it from your last checkpoint (File > Revert Notebook to Checkpoint).") from None
+    except Exception as err:  # nbformat raises several kinds for files it cannot read
+        raise UsageError(f"{path} cannot be read as a notebook: {err}") from None
+    try:
+        nbformat.validate(nb)
+    except nbformat.ValidationError as err:
+        first = str(err).strip().splitlines()[0]
+        raise UsageError(f"{path} does not follow the notebook format: {first}") from None
+    return nb
+
+
+def chapter_of(path: Path, root: Path | None = None) -> str:
+    """The chapter a notebook belongs to, from its file name; UsageError if there is none."""
+    name = Path(path).stem
+    known = chapters(root)
+    if name not in known:
+        raise UsageError(f"{Path(path).name} is not a chapter of this course; the chapters are: "
+                         + ", ".join(f"{c}.ipynb" for c in known))
+    return name
+
+
+def grade_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """The autograded test cells of a notebook, in order."""
+    return [cell for cell in nb.cells
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade") and cell.cell_type == "code"]
+
+
+def cell_title(cell: nbformat.NotebookNode) -> str:
+    """A graded cell's title: the first line of its docstring, else its grade_id."""
+    source = cell.source.lstrip()
+    match = re.match(r'(?:"""|\'\'\')\s*(.+?)\s*(?:$|"""|\'\'\')', source, re.M)
+    return match.group(1).rstrip(".") if match else cell.metadata["nbgrader"]["grade_id"]
+
+
+def run_nbgrader(args: list[str], *, cwd: Path, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Run an nbgrader command in `cwd` (which holds an nbgrader_config.py) and capture its log."""
+    env = dict(os.environ)
+    # nbgrader runs `alembic` from PATH when it creates a gradebook: find the one beside this Python.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # quiets a debugger warning in kernels
+    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout, check=False)

@@ -1,0 +1,87 @@
+"""Generate the learner notebooks in notebooks/ from solutions/ with nbgrader, and prove nothing leaks."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+from grader.course import chapters, read_notebook, repo_root, run_nbgrader
+from grader.errors import CourseError
+
+_REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[^\n]*\n(.*?)^[ \t]*### END \1", re.M | re.S)
+_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+
+
+class LeakError(CourseError):
+    """Part of a solution or a hidden test reached a learner notebook."""
+
+
+def protected_text(nb: nbformat.NotebookNode) -> list[tuple[str, str]]:
+    """(grade_id, line) for each non-blank line inside a solution or hidden-test region,
+    and for the whole source of solution cells that have no markers."""
+    found = []
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        regions = [m.group(2) for m in _REGION.finditer(cell.source)]
+        if meta.get("solution") and not regions and cell.cell_type == "markdown":
+            regions = [cell.source]
+        for region in regions:
+            for line in region.splitlines():
+                if len(line.strip()) >= 12:  # short lines ("return y") may be legitimately shared
+                    found.append((meta.get("grade_id", "?"), line.strip()))
+    return found
+
+
+def check_no_leaks(source: Path, released: Path) -> None:
+    """Raise LeakError if `released` holds a marker, or a line of a solution or hidden test."""
+    src, rel = read_notebook(source), read_notebook(released)
+    rel_text = "\n".join(cell.source for cell in rel.cells)
+    problems = [f"marker {m!r}" for m in _MARKERS if m in rel_text]
+    rel_lines = {line.strip() for line in rel_text.splitlines()}
+    # A line that the source also shows outside its protected regions is not a secret.
+    public = {line.strip() for cell in src.cells
+              if not (cell.cell_type == "markdown" and cell.get("metadata", {}).get("nbgrader", {}).get("solution"))
+              for line in _REGION.sub("", cell.source).splitlines()}
+    for grade_id, line in protected_text(src):
+        if line in rel_lines and line not in public:
+            problems.append(f"line from {grade_id}: {line[:60]!r}")
+    if problems:
+        raise LeakError(f"{released} leaks what learners must not see:\n  " + "\n  ".join(problems[:5]))
+
+
+def release(selected: list[str] | None = None, *, root: Path | None = None, out: Path | None = None) -> list[Path]:
+    """Regenerate learner notebooks for `selected` chapters (default: all) and check them.
+
+    With `out`, write there instead of notebooks/ (used to compare a fresh release with the
+    committed one). Returns the released notebook paths.
+    """
+    root = root or repo_root()
+    known = chapters(root)
+    selected = selected or known
+    unknown = sorted(set(selected) - set(known))
+    if unknown:
+        raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
+    release_dir = Path(out) if out else root / "notebooks"
+    written = []
+    with tempfile.TemporaryDirectory(prefix="release-") as tmp:
+        for chapter in selected:
+            # nbgrader writes into a scratch folder first, so a failed release leaves notebooks/ as it was.
+            proc = run_nbgrader(
+                ["generate_assignment", chapter, "--force", "--no-db",
+                 f"--CourseDirectory.root={root}", f"--CourseDirectory.release_directory={tmp}"],
+                cwd=root)
+            produced = Path(tmp) / chapter / f"{chapter}.ipynb"
+            if proc.returncode != 0 or not produced.exists():
+                log = "\n  ".join(proc.stderr.strip().splitlines()[-8:])
+                raise CourseError(f"nbgrader could not release {chapter}:\n  {log}")
+            check_no_leaks(root / "solutions" / chapter / f"{chapter}.ipynb", produced)
+            target = release_dir / chapter
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.copytree(Path(tmp) / chapter, target)
+            written.append(target / f"{chapter}.ipynb")
+    return written

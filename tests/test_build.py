@@ -1,0 +1,199 @@
+"""The C++ build helper: caching, atomic concurrent builds, readable errors, FFI registration."""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import shutil
+import stat
+import textwrap
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from grader import builder as build_module
+from grader.builder import (BuildError, CompilerNotFoundError, RegistrationError, build,
+                          find_compiler)
+
+ADD = 'extern "C" double add_twice(double x, double y) { return x + 2.0 * y; }'
+
+SCALE_FFI = textwrap.dedent("""
+    #include "xla/ffi/api/ffi.h"
+    namespace ffi = xla::ffi;
+
+    // Multiplies every element by a factor fixed at compile time.
+    static ffi::Error ScaleImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+      for (size_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = FACTOR * x.typed_data()[i];
+      return ffi::Error::Success();
+    }
+
+    XLA_FFI_DEFINE_HANDLER_SYMBOL(Scale, ScaleImpl,
+                                  ffi::Ffi::Bind()
+                                      .Arg<ffi::Buffer<ffi::F32>>()  // x
+                                      .Ret<ffi::Buffer<ffi::F32>>()  // y
+    );
+""")
+
+
+def counting_compiler(tmp_path: Path) -> Path:
+    """A compiler wrapper that records each call in calls.log, then runs the real compiler."""
+    real = find_compiler()
+    log = tmp_path / "calls.log"
+    wrapper = tmp_path / "counting-c++"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    return wrapper
+
+
+def compiles(tmp_path: Path) -> int:
+    log = tmp_path / "calls.log"
+    # `--version` calls identify the compiler for the cache key; they do not compile.
+    return sum(1 for line in log.read_text().splitlines() if line != "--version") if log.exists() else 0
+
+
+def test_code_from_a_cell_builds_and_runs_through_ctypes(build_cache):
+    """Does C++ text compile into a library whose function ctypes can call?"""
+    lib = build(code=ADD, name="add")
+    fn = lib.function("add_twice", argtypes=[ctypes.c_double, ctypes.c_double], restype=ctypes.c_double)
+    assert fn(1.0, 3.0) == 7.0
+    assert lib.path.parent == build_cache and not lib.cached
+
+
+def test_a_cpp_file_builds_with_the_course_headers(build_cache):
+    """Does a file in cpp/ build, finding both cpp/ headers and jax.ffi.include_dir()?"""
+    lib = build("rms_norm.cc")
+    assert lib.name == "rms_norm" and lib.path.exists()
+
+
+def test_second_build_does_not_run_the_compiler(build_cache, tmp_path, monkeypatch):
+    """Is a repeated build served from the cache without invoking the compiler?"""
+    monkeypatch.setenv("CXX", str(counting_compiler(tmp_path)))
+    first = build(code=ADD, name="add")
+    second = build(code=ADD, name="add")
+    assert compiles(tmp_path) == 1
+    assert not first.cached and second.cached and first.path == second.path
+
+
+@pytest.mark.parametrize("change", ["source", "flags"])
+def test_cache_key_follows_source_and_flags(build_cache, tmp_path, monkeypatch, change):
+    """Does changing the source or the flags give a new build?"""
+    monkeypatch.setenv("CXX", str(counting_compiler(tmp_path)))
+    first = build(code=ADD, name="add")
+    second = build(code=ADD + "\n// changed\n", name="add") if change == "source" else build(code=ADD, name="add", flags=("-O0",))
+    assert compiles(tmp_path) == 2 and first.path != second.path
+
+
+def _build_in_child(cache: str, queue) -> None:
+    os.environ["JBJ_BUILD_CACHE"] = cache
+    try:
+        lib = build(code=ADD + "\n// concurrent\n", name="concurrent")
+        fn = lib.function("add_twice", argtypes=[ctypes.c_double, ctypes.c_double], restype=ctypes.c_double)
+        queue.put(("ok", str(lib.path), fn(1.0, 1.0)))
+    except Exception as err:  # reported to the parent, which fails the test with it
+        queue.put(("error", repr(err), None))
+
+
+def test_concurrent_builds_of_the_same_source_both_succeed(build_cache):
+    """Can two processes build the same new source at the same moment without clashing?"""
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_build_in_child, args=(str(build_cache), queue)) for _ in range(2)]
+    for p in procs:
+        p.start()
+    results = [queue.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(timeout=60)
+    assert [r[0] for r in results] == ["ok", "ok"], results
+    assert results[0][1] == results[1][1] and results[0][2] == results[1][2] == 3.0
+    # Nothing half-written is left behind: one library, no scratch folders.
+    assert sorted(p.suffix for p in build_cache.iterdir() if not p.name.endswith(".lock")) == [".so"]
+
+
+def test_compile_error_is_short_and_has_line_numbers(build_cache):
+    """Does a compile error come back as a few readable lines naming the line of the mistake?"""
+    broken = 'extern "C" int f(int x) {\n  int y = x +;\n  return undefined_name;\n}\n'
+    with pytest.raises(BuildError) as info:
+        build(code=broken, name="broken")
+    message = str(info.value)
+    lines = message.splitlines()
+    assert lines[0] == "C++ build of 'broken' failed:"
+    assert 2 <= len(lines) <= 1 + build_module.MAX_ERROR_LINES
+    assert "broken.cc:2:" in message and "error" in message and "undefined_name" in message
+    assert "/" not in lines[1].split("broken.cc")[0], "the scratch folder's path should be stripped"
+    rendered = info.value._render_traceback_()
+    assert rendered[0].startswith("❌ C++ build") and len(rendered) == len(lines)
+
+
+def test_missing_compiler_is_named_with_the_fix(build_cache, monkeypatch, tmp_path):
+    """With no compiler on PATH, is the error a CompilerNotFoundError that says what to install?"""
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no g++, c++ or clang++
+    with pytest.raises(CompilerNotFoundError) as info:
+        build(code=ADD, name="add")
+    assert "No C++ compiler found" in str(info.value) and "apt-get install g++" in str(info.value)
+
+
+def test_cxx_naming_a_missing_program_is_reported(build_cache, monkeypatch):
+    """Does a $CXX that does not exist say so, rather than falling back silently?"""
+    monkeypatch.setenv("CXX", "no-such-compiler-here")
+    with pytest.raises(CompilerNotFoundError, match="no-such-compiler-here"):
+        build(code=ADD, name="add")
+
+
+def test_ffi_handler_runs_under_jit_and_registration_is_idempotent(build_cache):
+    """Does a real FFI handler build, register (twice, harmlessly) and run under jit?"""
+    lib = build("rms_norm.cc")
+    assert lib.register_ffi_target("rms_norm") == "rms_norm"
+    lib.register_ffi_target("rms_norm")  # the same library again: nothing happens
+    again = build("rms_norm.cc")
+    again.register_ffi_target("rms_norm")  # a cached copy of the same build: still fine
+
+    def rms_norm(x, eps=1e-5):
+        call = jax.ffi.ffi_call("rms_norm", jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method="broadcast_all")
+        return call(x, eps=np.float32(eps))
+
+    x = jnp.linspace(-2.0, 3.0, 24, dtype=jnp.float32).reshape(4, 6)
+    expected = x / jnp.sqrt(jnp.mean(x**2, axis=-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(jax.jit(rms_norm)(x), expected, rtol=1e-6)
+    np.testing.assert_allclose(jax.vmap(rms_norm)(x[None]), expected[None], rtol=1e-6)
+
+
+def test_registering_a_different_build_under_a_taken_name_is_refused(build_cache):
+    """Is a changed handler under an existing target name refused with a message saying what to do?"""
+    two = build(code=SCALE_FFI.replace("FACTOR", "2.0f"), name="scale")
+    three = build(code=SCALE_FFI.replace("FACTOR", "3.0f"), name="scale")
+    two.register_ffi_target("scale_test", "Scale")
+    with pytest.raises(RegistrationError, match="new name"):
+        three.register_ffi_target("scale_test", "Scale")
+    three.register_ffi_target("scale_test_v2", "Scale")
+    out = jax.ffi.ffi_call("scale_test_v2", jax.ShapeDtypeStruct((3,), jnp.float32))(jnp.ones(3, jnp.float32))
+    np.testing.assert_array_equal(out, np.full(3, 3.0, np.float32))
+
+
+def test_unknown_symbol_is_reported(build_cache):
+    """Does asking for a handler the library does not export say so in a line?"""
+    lib = build(code=SCALE_FFI.replace("FACTOR", "2.0f"), name="scale")
+    with pytest.raises(RegistrationError, match="no exported symbol 'Missing'"):
+        lib.register_ffi_target("missing_target", "Missing")
+
+
+def test_bad_arguments_are_rejected(build_cache):
+    """Are a missing file, both or neither inputs, and an unsafe name each a clear error?"""
+    with pytest.raises(FileNotFoundError, match="not_here.cc"):
+        build("not_here.cc")
+    with pytest.raises(TypeError):
+        build()
+    with pytest.raises(ValueError, match="may only use"):
+        build(code=ADD, name="../escape")
+
+
+def test_default_cache_is_in_the_users_cache_folder(monkeypatch, tmp_path):
+    """Without $JBJ_BUILD_CACHE, do builds go under $XDG_CACHE_HOME?"""
+    monkeypatch.delenv("JBJ_BUILD_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert build_module.cache_dir() == tmp_path / "jax-beyond-jnp" / "cpp"
+    assert shutil.which(find_compiler())
