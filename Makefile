@@ -10,6 +10,8 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 LAB_ARGS ?=
 # Extra arguments for pytest, e.g. make test PYTEST_ARGS="-k build".
 PYTEST_ARGS ?=
+# Jupyter refuses to run as root unless told to; containers and CI machines often are root.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 .PHONY: lab test release venv clean-venv
 
@@ -28,7 +30,7 @@ $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
 venv: $(VENV)/.installed
 
 lab: $(VENV)/.installed
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(LAB_ARGS)
+	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

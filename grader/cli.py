@@ -17,11 +17,22 @@ def _release(args: argparse.Namespace) -> int:
     return 0
 
 
+def resolve_notebook(arg: str) -> Path:
+    """A notebook path as given, or for a bare chapter id, that chapter's learner notebook."""
+    from grader.course import CHAPTER_ID, learner_path
+
+    path = Path(arg)
+    if CHAPTER_ID.fullmatch(arg) and not path.exists():
+        return learner_path(arg)
+    return path
+
+
 def _check(args: argparse.Namespace) -> int:
     from grader.check import format_table, score
 
-    results = score(Path(args.notebook))
-    print(format_table(Path(args.notebook).stem, results))
+    notebook = resolve_notebook(args.notebook)
+    results = score(notebook)
+    print(format_table(notebook.stem, results))
     return 0
 
 
@@ -35,7 +46,9 @@ def parser() -> argparse.ArgumentParser:
     rel.set_defaults(run=_release)
 
     chk = sub.add_parser("check", help="score a notebook per exercise, as the instructor's autograder would")
-    chk.add_argument("notebook", metavar="NOTEBOOK", help="path of a chapter notebook, e.g. notebooks/01_numpy_interop/01_numpy_interop.ipynb")
+    chk.add_argument("notebook", metavar="NOTEBOOK",
+                     help="a chapter notebook's path, or a chapter id such as 01_numpy_interop "
+                          "for your copy in notebooks/")
     chk.set_defaults(run=_check)
     return p
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+from nbformat.validator import get_validator
 
 from grader.errors import UsageError
 
@@ -45,17 +46,21 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     if path.is_dir() or path.suffix != ".ipynb":
         raise UsageError(f"{path} is not a notebook: give the path of a .ipynb file.")
     try:
-        nb = nbformat.read(path, as_version=4)
+        text = path.read_text(encoding="utf-8")
+        raw = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise UsageError(f"{path} is not valid notebook JSON ({err}). If you edited it by hand, "
-                         "restore it from your last checkpoint (File > Revert Notebook to Checkpoint).") from None
-    except Exception as err:  # nbformat raises several kinds for files it cannot read
-        raise UsageError(f"{path} cannot be read as a notebook: {err}") from None
-    try:
-        nbformat.validate(nb)
-    except nbformat.ValidationError as err:
-        first = str(err).strip().splitlines()[0]
-        raise UsageError(f"{path} does not follow the notebook format: {first}") from None
+        raise UsageError(f"{path} is not valid notebook JSON ({err}). If you edited it by hand, restore "
+                         "it from your last checkpoint (File > Revert Notebook to Checkpoint).") from None
+    # Check the raw JSON against the schema first: nbformat's own reader and validate() can
+    # crash on a wrong schema (say, "cells": 3) before they report it.
+    if not isinstance(raw, dict) or raw.get("nbformat") != 4:
+        problems = ['expected a JSON object with "nbformat": 4']
+    else:
+        validator = get_validator(version=4, version_minor=raw.get("nbformat_minor", 5))
+        problems = [getattr(e, "message", str(e)) for e in validator.iter_errors(raw)] if validator else []
+    if problems:
+        raise UsageError(f"{path} does not follow the notebook format: {problems[0]}")
+    nb = nbformat.reads(text, as_version=4)
     return nb
 
 

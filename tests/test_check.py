@@ -1,0 +1,83 @@
+"""grader check: scores a notebook per exercise as the autograder would, or says clearly why it cannot."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from conftest import CHAPTERS, ROOT
+from grader.check import score
+from grader.course import grade_cells, learner_path, solution_path
+
+
+def run_check(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "grader", "check", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=900)
+
+
+@pytest.mark.parametrize("setup, fragment", [
+    (lambda d: d / "missing.ipynb", "does not exist"),
+    (lambda d: (d / "notes.txt").write_text("hi") and d / "notes.txt", "is not a notebook"),
+    (lambda d: (d / "01_numpy_interop.ipynb").write_text('{"cells": [') and d / "01_numpy_interop.ipynb",
+     "is not valid notebook JSON"),
+    (lambda d: (d / "01_numpy_interop.ipynb").write_text('{"cells": 3, "nbformat": 4, "nbformat_minor": 5, "metadata": {}}')
+     and d / "01_numpy_interop.ipynb", "does not follow the notebook format"),
+    (lambda d: shutil.copy(solution_path("00_start_here"), d / "99_mystery.ipynb"), "is not a chapter of this course"),
+])
+def test_unusable_input_exits_2_with_a_clear_message(tmp_path, setup, fragment):
+    """Do a missing file, a non-notebook, malformed JSON, a wrong schema and an unknown chapter each exit 2 with a reason?"""
+    path = setup(tmp_path)
+    proc = run_check(str(path))
+    assert proc.returncode == 2, proc
+    assert proc.stderr.startswith("grader check: ") and fragment in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) <= 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_solution_scores_full_marks(chapter):
+    """Does the instructor's solution notebook score every point?"""
+    results = score(solution_path(chapter))
+    assert results and all(r.points == r.max_points > 0 and r.message == "" for r in results), results
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_learner_notebook_scores_zero_with_not_answered_yet(chapter):
+    """Does the untouched learner notebook score zero, each exercise saying "not answered yet"?"""
+    proc = run_check(str(learner_path(chapter).relative_to(ROOT)))
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith(("Exercise", "Quiz"))]
+    assert len(rows) == len(grade_cells(nbformat.read(solution_path(chapter), as_version=4)))
+    for row in rows:
+        assert " 0 / " in row and "not answered yet" in row, row
+    assert proc.stdout.splitlines()[-1].split()[1] == "0"
+
+
+@pytest.mark.slow
+def test_one_wrong_answer_gives_the_exact_partial_score(tmp_path):
+    """With one exercise wrong, is exactly that exercise's points lost, with its failure shown?"""
+    nb = nbformat.read(solution_path("01_numpy_interop"), as_version=4)
+    answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex2_answer")
+    answer.source = "def frozen_put(x):\n    return jax.device_put(x)\n"
+    submission = tmp_path / "01_numpy_interop.ipynb"
+    nbformat.write(nb, submission)
+    before = submission.read_bytes()
+    results = {r.grade_id: r for r in score(submission)}
+    assert submission.read_bytes() == before, "grader check must not modify the notebook it scores"
+    assert results["ex2_test"].points == 0 and "changed in place" in results["ex2_test"].message
+    assert all(r.points == r.max_points for gid, r in results.items() if gid != "ex2_test")
+    total = sum(r.points for r in results.values())
+    assert total == sum(r.max_points for r in results.values()) - results["ex2_test"].max_points
+
+
+def test_chapter_id_is_accepted_for_the_learner_notebook(monkeypatch):
+    """Does `grader check 01_numpy_interop` mean the learner notebook of that chapter?"""
+    from grader.cli import resolve_notebook
+
+    assert resolve_notebook("01_numpy_interop") == learner_path("01_numpy_interop")
+    assert resolve_notebook("some/path.ipynb").name == "path.ipynb"

@@ -1,0 +1,87 @@
+"""Learner notebooks run top to bottom: every teaching cell passes, and only exercises say "not answered yet".
+
+The solution notebooks are re-run and compared output by output by nbval (see pyproject.toml);
+here the learner versions in notebooks/ are executed as a learner would first open them, and the
+self-checks are fed wrong answers to prove that they fail.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from conftest import CHAPTERS
+from grader.course import grade_cells, learner_path, solution_path
+from notebook_runner import errors, execute
+
+STUB_LINE = "⏳ Not answered yet: replace `raise NotImplementedError()` with your answer"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_learner_notebook_fails_only_with_not_answered_yet(chapter):
+    """Does the fresh learner notebook run with errors only in exercise cells, each "not answered yet"?"""
+    path = learner_path(chapter)
+    nb = execute(nbformat.read(path, as_version=4), path.parent)
+    found = errors(nb)
+    teaching = [e for e in found if e.role == "teaching"]
+    assert not teaching, f"teaching cells failed: {[(e.index, e.ename, e.text[:200]) for e in teaching]}"
+    for e in found:
+        assert e.text.count("\n") <= 1, f"cell {e.index} printed a traceback, not a line or two:\n{e.text}"
+        if e.role == "answer":
+            assert e.ename == "NotImplementedError" and e.text.startswith(STUB_LINE), e
+        else:
+            assert e.ename == "NotAnswered" and e.text.startswith("⏳ ") and "is not answered yet" in e.text, e
+    failed_tests = {e.grade_id for e in found if e.role == "test"}
+    assert failed_tests == {c.metadata.nbgrader.grade_id for c in grade_cells(nb)}, "every self-check must say so"
+
+
+# Plausible wrong answers, one per exercise: each self-check must reject its own with a
+# readable CheckFailed (not a crash, not "not answered yet").
+WRONG = {
+    "00_start_here": {
+        "ex1_answer": "def sum_of_squares(x):\n    return jnp.sum(x) ** 2\n",
+        "ex2_answer": "def make_scaled(factor):\n    return lambda x: factor * x\n",
+        "quiz_answer": 'q1 = "a"\nq2 = "a"\nq3 = "b"\n',
+    },
+    "01_numpy_interop": {
+        # Allocates `align` extra bytes but forgets to slide the start to the aligned address.
+        "ex1_answer": "def aligned_copy(x, align=64):\n"
+                      "    raw = np.empty(x.nbytes + align, np.uint8)\n"
+                      "    out = raw[1:1 + x.nbytes].view(x.dtype).reshape(x.shape)\n"
+                      "    out[...] = x\n    return out\n",
+        # device_put aliases aligned input, so later writes leak into the result.
+        "ex2_answer": "def frozen_put(x):\n    return jax.device_put(x, may_alias=False)\n",
+        # device_get gives read-only views that share the JAX buffer.
+        "ex3_answer": "def to_host_tree(tree):\n    return jax.device_get(tree)\n",
+        "quiz_answer": 'q1 = "b"\nq2 = "a"\nq3 = "a"\nq4 = "b"\n',
+    },
+}
+
+
+def test_every_exercise_has_a_wrong_answer_to_test():
+    """Does WRONG cover every answer cell of every chapter?"""
+    for chapter in CHAPTERS:
+        nb = nbformat.read(solution_path(chapter), as_version=4)
+        answers = {c.metadata.nbgrader.grade_id for c in nb.cells
+                   if c.metadata.get("nbgrader", {}).get("solution")}
+        assert set(WRONG.get(chapter, {})) == answers, chapter
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_self_checks_reject_wrong_answers(chapter):
+    """With a wrong answer in every exercise, does every self-check fail with expected vs got?"""
+    path = solution_path(chapter)
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in WRONG[chapter]:
+            cell.source = WRONG[chapter][grade_id]
+    found = errors(execute(nb, path.parent))
+    assert all(e.role == "test" for e in found), [(e.index, e.text[:200]) for e in found if e.role != "test"]
+    by_test = {e.grade_id: e for e in found}
+    assert set(by_test) == {c.metadata.nbgrader.grade_id for c in grade_cells(nb)}
+    for grade_id, e in by_test.items():
+        assert e.ename == "CheckFailed", (grade_id, e.text)
+        assert e.text.startswith("❌ ") and 1 <= len(e.text.splitlines()) <= 2, (grade_id, e.text)

@@ -1,0 +1,98 @@
+"""grader release: notebooks/ is exactly what nbgrader makes of solutions/, and nothing leaks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import CHAPTERS, ROOT
+from grader.course import learner_path, solution_path
+from grader.errors import CourseError
+from grader.release import LeakError, check_no_leaks, release
+
+
+def _comparable(path: Path) -> dict:
+    nb = json.loads(path.read_text())
+    nb["metadata"].pop("language_info", None)
+    return nb
+
+
+@pytest.mark.slow
+def test_committed_learner_notebooks_match_a_fresh_release(tmp_path):
+    """Are the committed notebooks/ what `grader release` makes now (run `make release` if not)?"""
+    written = release(out=tmp_path)
+    assert sorted(p.parent.name for p in written) == CHAPTERS
+    for fresh in written:
+        committed = learner_path(fresh.parent.name)
+        assert committed.exists(), f"{committed} is missing: run `make release`"
+        assert _comparable(fresh) == _comparable(committed), (
+            f"{committed} differs from a fresh release of solutions/: run `make release` and commit")
+        # Files beside the notebook are released too.
+        assert sorted(p.name for p in fresh.parent.iterdir()) == sorted(p.name for p in committed.parent.iterdir())
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_learner_notebooks_have_no_solutions_or_hidden_tests(chapter):
+    """Does each committed learner notebook pass the leak check against its source?"""
+    check_no_leaks(solution_path(chapter), learner_path(chapter))
+
+
+def _released_copy(tmp_path: Path, chapter: str, edit) -> Path:
+    nb = nbformat.read(learner_path(chapter), as_version=4)
+    edit(nb, nbformat.read(solution_path(chapter), as_version=4))
+    out = tmp_path / f"{chapter}.ipynb"
+    nbformat.write(nb, out)
+    return out
+
+
+def _cell(nb, grade_id):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def test_a_solution_left_in_a_learner_notebook_is_caught(tmp_path):
+    """If a solution line reaches a learner notebook, does the leak check fail and name it?"""
+    def leak(learner, source):
+        _cell(learner, "ex1_answer").source = _cell(source, "ex1_answer").source.replace("### BEGIN SOLUTION", "").replace("### END SOLUTION", "")
+    with pytest.raises(LeakError, match="line from ex1_answer"):
+        check_no_leaks(solution_path("01_numpy_interop"), _released_copy(tmp_path, "01_numpy_interop", leak))
+
+
+def test_a_hidden_test_left_in_a_learner_notebook_is_caught(tmp_path):
+    """If hidden test lines reach a learner notebook, does the leak check fail?"""
+    def leak(learner, source):
+        hidden = _cell(source, "ex3_test").source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+        _cell(learner, "ex3_test").source += "\n" + hidden
+    with pytest.raises(LeakError, match="line from ex3_test"):
+        check_no_leaks(solution_path("01_numpy_interop"), _released_copy(tmp_path, "01_numpy_interop", leak))
+
+
+def test_a_marker_in_a_learner_notebook_is_caught(tmp_path):
+    """Is a leftover solution marker reported, even with nothing between the markers?"""
+    def leak(learner, source):
+        learner.cells[-1].source += "\n### BEGIN SOLUTION\n### END SOLUTION\n"
+    with pytest.raises(LeakError, match="marker"):
+        check_no_leaks(solution_path("00_start_here"), _released_copy(tmp_path, "00_start_here", leak))
+
+
+def test_unknown_chapter_is_refused():
+    """Does releasing a chapter that does not exist say which chapters do?"""
+    with pytest.raises(CourseError, match="unknown chapter.*00_start_here"):
+        release(["99_nothing"], out=Path("/nonexistent"))
+
+
+@pytest.mark.slow
+def test_a_broken_source_fails_and_leaves_notebooks_alone(course_copy):
+    """Does a source nbgrader rejects (two cells with one grade_id) stop the release, keeping notebooks/?"""
+    source = course_copy / "solutions" / "00_start_here" / "00_start_here.ipynb"
+    nb = nbformat.read(source, as_version=4)
+    _cell(nb, "ex2_test").metadata["nbgrader"]["grade_id"] = "ex1_test"
+    nbformat.write(nb, source)
+    before = (course_copy / "notebooks" / "00_start_here" / "00_start_here.ipynb").read_bytes()
+    with pytest.raises(CourseError, match="could not release 00_start_here"):
+        release(["00_start_here"], root=course_copy)
+    assert (course_copy / "notebooks" / "00_start_here" / "00_start_here.ipynb").read_bytes() == before
+    shutil.rmtree(course_copy / "solutions")
