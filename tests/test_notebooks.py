@@ -85,3 +85,25 @@ def test_self_checks_reject_wrong_answers(chapter):
     for grade_id, e in by_test.items():
         assert e.ename == "CheckFailed", (grade_id, e.text)
         assert e.text.startswith("❌ ") and 1 <= len(e.text.splitlines()) <= 2, (grade_id, e.text)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_cells_excluded_from_output_comparison_say_why(chapter):
+    """Does every cell whose output nbval ignores start with a comment giving the reason, and none skip running?"""
+    nb = nbformat.read(solution_path(chapter), as_version=4)
+    for index, cell in enumerate(nb.cells):
+        tags = cell.get("metadata", {}).get("tags", [])
+        assert not {"nbval-skip", "skip-execution", "raises-exception"} & set(tags), (chapter, index, tags)
+        if "nbval-ignore-output" in tags:
+            assert cell.source.startswith("# Output varies by machine ("), (
+                f"{chapter} cell {index} is tagged nbval-ignore-output without a first-line reason")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_stored_outputs_have_no_stderr_or_errors(chapter):
+    """Are the solution notebook's stored outputs free of errors and of stderr (warnings carry machine paths)?"""
+    nb = nbformat.read(solution_path(chapter), as_version=4)
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            assert output.get("output_type") != "error", (chapter, index)
+            assert not (output.get("output_type") == "stream" and output.get("name") == "stderr"), (chapter, index)
