@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test release venv clean-venv
+.PHONY: lab test release bench venv clean-venv
 
 # The environment is built once and rebuilt when the pins or the package description change.
 $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
@@ -37,6 +37,10 @@ test: $(VENV)/.installed
 
 release: $(VENV)/.installed
 	$(BIN)/grader release
+
+# Speed is measured here, never in a pass/fail test; the report goes to bench/REPORT.md.
+bench: $(VENV)/.installed
+	$(BIN)/python bench/run.py
 
 clean-venv:
 	rm -rf $(VENV)

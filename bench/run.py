@@ -1,0 +1,96 @@
+"""Benchmarks of the course's tools; writes bench/REPORT.md. Run with `make bench`, never as a test.
+
+Each comparison is measured side by side in one run, alternating the two sides, and reported as
+medians and their ratio, because this kind of machine is shared and noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def timed(cmd: list[str], env: dict | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, env=env, cwd=ROOT)
+    return time.perf_counter() - start
+
+
+def build_cold_vs_cached(repeats: int) -> tuple[list[float], list[float]]:
+    """Wall time of grader.build("rms_norm.cc") in a fresh process: empty cache vs warm cache."""
+    # JAX is imported before the clock starts, as it is in a notebook by the time it builds C++.
+    code = ("import time, jax, jax.ffi, grader; t = time.perf_counter(); lib = grader.build('rms_norm.cc'); "
+            "print(time.perf_counter() - t, lib.cached)")
+    cold, cached = [], []
+    with tempfile.TemporaryDirectory() as warm:
+        env_warm = dict(os.environ, JBJ_BUILD_CACHE=warm)
+        subprocess.run([sys.executable, "-c", code], check=True, env=env_warm, capture_output=True)
+        for _ in range(repeats):
+            with tempfile.TemporaryDirectory() as empty:
+                for env, into, want in ((dict(os.environ, JBJ_BUILD_CACHE=empty), cold, "False"),
+                                        (env_warm, cached, "True")):
+                    out = subprocess.run([sys.executable, "-c", code], check=True, env=env,
+                                         capture_output=True, text=True).stdout.split()
+                    assert out[1] == want, out
+                    into.append(float(out[0]))
+    return cold, cached
+
+
+def check_times(repeats: int) -> dict[str, list[float]]:
+    """Wall time of `grader check` on chapter 01's learner and solution notebooks."""
+    runs: dict[str, list[float]] = {"learner": [], "solution": []}
+    for _ in range(repeats):
+        for kind, folder in (("learner", "notebooks"), ("solution", "solutions")):
+            path = ROOT / folder / "01_numpy_interop" / "01_numpy_interop.ipynb"
+            runs[kind].append(timed([sys.executable, "-m", "grader", "check", str(path)]))
+    return runs
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5, help="runs per measurement (default 5)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "REPORT.md", help="report file")
+    args = parser.parse_args()
+
+    cold, cached = build_cold_vs_cached(args.repeats)
+    checks = check_times(max(1, args.repeats // 2))
+    med = statistics.median
+    lines = [
+        "# Benchmark report",
+        "",
+        f"Written by `make bench` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC: Python "
+        f"{platform.python_version()}, {os.cpu_count()} cores. Medians of runs alternated side by side.",
+        "",
+        "## C++ build of cpp/rms_norm.cc (FFI handler), in a fresh process with JAX imported",
+        "",
+        "| cache | runs | median wall time | all runs |",
+        "| --- | --- | --- | --- |",
+        f"| empty (compiles) | {len(cold)} | {med(cold):.3f} s | {', '.join(f'{t:.3f}' for t in cold)} |",
+        f"| warm (no compiler call) | {len(cached)} | {med(cached) * 1e3:.2f} ms | {', '.join(f'{t * 1e3:.2f}' for t in cached)} |",
+        "",
+        f"A cached build is {med(cold) / med(cached):.0f}x faster than a cold one.",
+        "",
+        "## `grader check` on chapter 01 (a fresh kernel under nbgrader autograde)",
+        "",
+        "| notebook | runs | median wall time |",
+        "| --- | --- | --- |",
+        *(f"| {kind} | {len(t)} | {med(t):.1f} s |" for kind, t in checks.items()),
+        "",
+    ]
+    args.out.write_text("\n".join(lines))
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
