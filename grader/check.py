@@ -39,6 +39,11 @@ def first_failure(cell: nbformat.NotebookNode, limit: int = 2) -> str:
             if len(lines) > limit and not output.get("traceback", [""])[0].lstrip().startswith(("❌", "⏳")):
                 lines = lines[-1:]
             return " ".join(line.strip() for line in lines[:limit])
+    for output in cell.get("outputs", []):
+        # nbgrader also scores a test cell zero when anything reached stderr (a warning, say).
+        if output.get("output_type") == "stream" and output.get("name") == "stderr":
+            first = next((ln.strip() for ln in _ANSI.sub("", output.get("text", "")).splitlines() if ln.strip()), "")
+            return f"the cell wrote to stderr, which nbgrader scores as a failure: {first}"
     return ""
 
 

@@ -81,3 +81,20 @@ def test_chapter_id_is_accepted_for_the_learner_notebook(monkeypatch):
 
     assert resolve_notebook("01_numpy_interop") == learner_path("01_numpy_interop")
     assert resolve_notebook("some/path.ipynb").name == "path.ipynb"
+
+
+def test_first_failure_explains_errors_and_stderr():
+    """Does the message for a graded cell name its error, or say that stderr output cost the points?"""
+    from nbformat.v4 import new_code_cell, new_output
+
+    from grader.check import first_failure
+
+    course_error = new_code_cell(outputs=[new_output("error", ename="CheckFailed", evalue="x",
+                                                     traceback=["\x1b[31m❌ Exercise 1: f(x): expected 1, got 2", "   hint: h"])])
+    plain = new_code_cell(outputs=[new_output("error", ename="AssertionError", evalue="boom",
+                                              traceback=["-----", "Traceback (most recent call last)", "  File x", "AssertionError: boom"])])
+    warned = new_code_cell(outputs=[new_output("stream", name="stderr", text="UserWarning: careful\n")])
+    assert first_failure(course_error) == "❌ Exercise 1: f(x): expected 1, got 2 hint: h"
+    assert first_failure(plain) == "AssertionError: boom"
+    assert first_failure(warned) == "the cell wrote to stderr, which nbgrader scores as a failure: UserWarning: careful"
+    assert first_failure(new_code_cell(outputs=[new_output("stream", name="stdout", text="ok\n")])) == ""

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import CHAPTERS, ROOT
+from conftest import CHAPTERS
 from grader.course import learner_path, solution_path
 from grader.errors import CourseError
 from grader.release import LeakError, check_no_leaks, release
