@@ -113,7 +113,10 @@ class Library:
         return self._cdll
 
     def function(self, symbol: str, *, argtypes=None, restype=None):
-        """A ctypes function from the library, with argument and result types set."""
+        """A ctypes function from the library, with argument and result types set.
+
+        `restype=None` (the default) declares a function that returns nothing (`void`).
+        """
         fn = getattr(self.cdll, symbol)
         if argtypes is not None:
             fn.argtypes = list(argtypes)
