@@ -21,7 +21,7 @@ $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
 	if [ ! -x $(BIN)/python ]; then \
 	  py=$$(tools/find-python); \
 	  echo "Creating $(VENV) with $$py"; \
-	  "$$py" -m venv $(VENV); \
+	  "$$py" -m venv $(VENV) || { rm -rf $(VENV); echo "Could not create $(VENV) with $$py" >&2; exit 1; }; \
 	fi; \
 	$(BIN)/python -m pip install --quiet -r requirements.txt; \
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .; \

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ctypes
 import fcntl
+import functools
 import hashlib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -31,8 +33,8 @@ _INSTALL_HINT = (
     "or point $CXX at a compiler you have."
 )
 
-# (target name, platform) -> content key of the library registered under that name.
-_REGISTERED: dict[tuple[str, str], str] = {}
+# (target name, platform) -> (content key of the library, handler symbol) registered under it.
+_REGISTERED: dict[tuple[str, str], tuple[str, str]] = {}
 # Loaded libraries stay referenced here so their code is never unloaded while XLA may call it.
 _LOADED: dict[str, ctypes.CDLL] = {}
 
@@ -43,6 +45,10 @@ class BuildError(CourseError):
 
 class CompilerNotFoundError(CourseError):
     """No C++ compiler is available."""
+
+
+class SourceNotFoundError(CourseError, FileNotFoundError):
+    """The C++ source file named does not exist."""
 
 
 class RegistrationError(CourseError):
@@ -63,28 +69,33 @@ def cache_dir() -> Path:
     return Path(base) / "jax-beyond-jnp" / "cpp"
 
 
-def find_compiler() -> str:
-    """Return the path of the C++ compiler to use, or raise CompilerNotFoundError."""
-    wanted = os.environ.get("CXX")
+def find_compiler() -> list[str]:
+    """The command that runs the C++ compiler (e.g. ["/usr/bin/g++"], or ["ccache", "g++"] from
+    $CXX), or raise CompilerNotFoundError."""
+    wanted = os.environ.get("CXX", "").strip()
     if wanted:
-        found = shutil.which(wanted)
+        command = shlex.split(wanted)
+        found = shutil.which(command[0])
         if found is None:
             raise CompilerNotFoundError(
-                f"$CXX is set to {wanted!r}, but no such program is on PATH. {_INSTALL_HINT}"
+                f"$CXX is set to {wanted!r}, but {command[0]!r} is not a program on PATH. {_INSTALL_HINT}"
             )
-        return found
+        return [found, *command[1:]]
     for name in COMPILER_CANDIDATES:
         found = shutil.which(name)
         if found:
-            return found
+            return [found]
     raise CompilerNotFoundError(
         f"No C++ compiler found (looked for {', '.join(COMPILER_CANDIDATES)}). {_INSTALL_HINT}"
     )
 
 
-def _compiler_identity(compiler: str) -> str:
-    out = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=False)
-    return compiler + "\n" + out.stdout.splitlines()[0] if out.stdout else compiler
+@functools.lru_cache(maxsize=None)
+def _compiler_identity(command: tuple[str, ...]) -> str:
+    """The compiler's command and first `--version` line, asked once per process."""
+    out = subprocess.run([*command, "--version"], capture_output=True, text=True, check=False)
+    first = out.stdout.splitlines()[0] if out.stdout else ""
+    return " ".join(command) + "\n" + first
 
 
 def _jax_identity() -> tuple[str, str]:
@@ -117,7 +128,9 @@ class Library:
 
         `restype=None` (the default) declares a function that returns nothing (`void`).
         """
-        fn = getattr(self.cdll, symbol)
+        # Indexing returns a new function object each time; getattr would share one per symbol,
+        # so setting types here would change callables handed out earlier.
+        fn = self.cdll[symbol]
         if argtypes is not None:
             fn.argtypes = list(argtypes)
         fn.restype = restype
@@ -134,23 +147,23 @@ class Library:
 
         symbol = symbol or "".join(part.capitalize() for part in target.split("_"))
         previous = _REGISTERED.get((target, platform))
-        if previous == self.key:
+        if previous == (self.key, symbol):
             return target
         if previous is not None:
             raise RegistrationError(
-                f"FFI target {target!r} is already registered with another build of the C++ code, "
+                f"FFI target {target!r} is already registered with another handler (another build or symbol), "
                 "and XLA refuses a second handler for a name. Register the new build under a new name "
                 f"(e.g. {target + '_v2'!r}), or restart the kernel."
             )
         try:
-            fn = getattr(self.cdll, symbol)
+            fn = self.cdll[symbol]
         except AttributeError:
             raise RegistrationError(
                 f"{self.name}: no exported symbol {symbol!r}. Did XLA_FFI_DEFINE_HANDLER_SYMBOL "
                 "name it differently, or is it missing `extern \"C\"`?"
             ) from None
         jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(fn), platform=platform)
-        _REGISTERED[(target, platform)] = self.key
+        _REGISTERED[(target, platform)] = (self.key, symbol)
         return target
 
 
@@ -168,6 +181,11 @@ def _first_errors(stderr: str, source_name: str) -> list[str]:
     return lines
 
 
+def _headers(folders: list[Path]) -> list[Path]:
+    return sorted(p for folder in folders if folder.is_dir()
+                  for p in folder.iterdir() if p.suffix in {".h", ".hh", ".hpp"})
+
+
 def build(
     source: str | os.PathLike | None = None,
     *,
@@ -178,41 +196,53 @@ def build(
 ) -> Library:
     """Compile C++ into a shared library and return it as a Library.
 
-    Give either `source`, a path (relative paths are looked up in the course's cpp/ folder
-    first), or `code`, C++ text written in a notebook cell, with a `name` for messages.
-    The result is cached by content: the source, the flags, the compiler and the JAX version.
-    A second call with the same inputs does not run the compiler. Builds are atomic, so two
+    Give either `source`, a path to a .cc file (a relative path is taken from the current
+    folder if it exists there, else from the course's cpp/ folder), or `code`, C++ text written
+    in a notebook cell, with a `name` for messages and file names. Headers are found in cpp/,
+    beside `source`, in `include_dirs`, and in `jax.ffi.include_dir()`.
+
+    The result is cached by content: the source, the headers in those folders (not the JAX
+    ones, which the JAX version stands for), the flags, the compiler and the JAX version. A
+    second call with the same inputs does not run the compiler. Builds are atomic, so two
     processes building the same source at once both succeed.
     """
     if (source is None) == (code is None):
         raise TypeError("build() takes either a source path or code=..., not both")
+    if isinstance(flags, str) or isinstance(include_dirs, (str, os.PathLike)):
+        raise TypeError("flags and include_dirs are tuples, e.g. flags=(\"-O3\",)")
+    header_dirs = [cpp_dir(), *map(Path, include_dirs)]
     if source is not None:
         path = Path(source)
         if not path.is_absolute() and not path.exists() and (cpp_dir() / path).exists():
             path = cpp_dir() / path
-        if not path.exists():
-            raise FileNotFoundError(f"C++ source {str(source)!r} not found (looked in {cpp_dir().name}/ too)")
+        if not path.is_file():
+            raise SourceNotFoundError(f"C++ source {str(source)!r} not found here or in the course's cpp/ folder.")
         code = path.read_text()
-        name = name or path.stem
+        header_dirs.insert(1, path.resolve().parent)
+        # File names may hold characters that make poor library names; they only label the build.
+        name = name or re.sub(r"[^A-Za-z0-9_.-]+", "_", path.stem)
     name = name or "cell"
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
         raise ValueError(f"name {name!r} may only use letters, digits, '_', '.', '-'")
 
     compiler = find_compiler()
     jax_version, jax_include = _jax_identity()
-    includes = [str(cpp_dir()), jax_include, *map(str, include_dirs)]
+    header_dirs = list(dict.fromkeys(d.resolve() for d in header_dirs))
     all_flags = [*DEFAULT_FLAGS, *flags]
-    # Headers in cpp/ are part of what a build depends on, so they are part of its key too.
-    headers = sorted(p for p in cpp_dir().glob("*.h")) if cpp_dir().exists() else []
     digest = hashlib.sha256()
-    for part in (code, "\0".join(all_flags), _compiler_identity(compiler), jax_version, *includes[2:],
-                 *(h.name + h.read_text() for h in headers)):
+    for part in (code, "\0".join(all_flags), _compiler_identity(tuple(compiler)), jax_version,
+                 *(str(d) for d in header_dirs),
+                 *(str(h) + "\0" + h.read_text(errors="replace") for h in _headers(header_dirs))):
         digest.update(part.encode())
         digest.update(b"\0")
     key = digest.hexdigest()[:20]
 
     out_dir = cache_dir()
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise BuildError(f"cannot create the build cache {out_dir} ({err.strerror}); "
+                         "set $JBJ_BUILD_CACHE to a folder you can write to.") from None
     target = out_dir / f"{name}-{key}.so"
     if target.exists():
         return Library(name, target, key, cached=True)
@@ -227,7 +257,7 @@ def build(
             src.write_text(code)
             partial = Path(tmp) / f"{name}.so"
             # -isystem keeps warnings from the XLA headers (not ours to fix) out of the output.
-            cmd = [compiler, *all_flags, f"-I{includes[0]}", *(f"-isystem{d}" for d in includes[1:]),
+            cmd = [*compiler, *all_flags, *(f"-I{d}" for d in header_dirs), f"-isystem{jax_include}",
                    str(src), "-o", str(partial)]
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0:

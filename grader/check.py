@@ -64,14 +64,17 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
         submitted = course / "submitted" / STUDENT / chapter
         submitted.mkdir(parents=True)
         shutil.copy(notebook, submitted / f"{chapter}.ipynb")
-        # generate_assignment records the chapter's graded cells in a scratch gradebook.
+        # Name the scratch course and gradebook explicitly, so no user-level nbgrader config can
+        # point either at a real class.
+        where = [f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}"]
+        # generate_assignment records the chapter's graded cells in the scratch gradebook.
         for args in (["generate_assignment", chapter, "--force"], ["autograde", chapter, "--force"]):
-            proc = run_nbgrader(args, cwd=course)
+            proc = run_nbgrader([*args, *where], cwd=course)
             if proc.returncode != 0:
-                log = "\n  ".join(proc.stderr.strip().splitlines()[-6:])
-                raise CourseError(f"nbgrader {args[0]} failed on {notebook.name}:\n  {log}")
+                raise CourseError(_explain_failure(args[0], notebook, proc.stderr))
         graded_nb = nbformat.read(course / "autograded" / STUDENT / chapter / f"{chapter}.ipynb", as_version=4)
         messages = {cell.metadata["nbgrader"]["grade_id"]: first_failure(cell) for cell in grade_cells(graded_nb)}
+        submitted_ids = {cell.metadata["nbgrader"]["grade_id"] for cell in grade_cells(read_notebook(notebook))}
 
         from nbgrader.api import Gradebook
 
@@ -83,9 +86,30 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     for cell in grade_cells(read_notebook(solution_path(chapter, root))):
         grade_id = cell.metadata["nbgrader"]["grade_id"]
         got, most = scores[grade_id]
+        message = messages.get(grade_id, "")
+        if grade_id not in submitted_ids:
+            message = ("this exercise's self-check cell is missing from your notebook, so it scores 0: "
+                       "copy the cell back from a fresh copy of the chapter")
+        elif got is None:
+            message = "this cell is graded by hand"
+        elif got < most and not message:
+            message = "nbgrader gave this cell fewer points; open the cell to see its output"
         title = cell_title(cell).split(":")[0]  # "Exercise 1: what it checks" -> "Exercise 1"
-        results.append(ExerciseScore(grade_id, title, got, most, messages.get(grade_id, "")))
+        results.append(ExerciseScore(grade_id, title, got or 0.0, most, message))
     return results
+
+
+def _explain_failure(step: str, notebook: Path, log: str) -> str:
+    """One or two lines on why nbgrader could not grade, instead of its log."""
+    if "DeadKernelError" in log:
+        return (f"the kernel died while running {notebook.name} (a crash in C++ code, os._exit, or running "
+                "out of memory), so nothing could be graded.\nRun it top to bottom (Kernel > Restart Kernel and "
+                "Run All Cells) to find the cell that stops it.")
+    if "CellTimeoutError" in log or "Timeout waiting for execute reply" in log:
+        return (f"a cell of {notebook.name} ran longer than the time limit, so nothing could be graded.\n"
+                "Look for a loop that never ends, or work that is far larger than the exercise asks.")
+    lines = [ln for ln in log.strip().splitlines() if ln.strip()]
+    return f"nbgrader {step} failed on {notebook.name}:\n  " + "\n  ".join(lines[-6:])
 
 
 def format_table(chapter: str, results: list[ExerciseScore], width: int | None = None) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -12,6 +13,12 @@ from grader.errors import CourseError
 
 #: The stub nbgrader leaves where a solution was; running it means "not answered yet".
 STUB_ERROR = NotImplementedError
+
+
+def is_stub(err: BaseException) -> bool:
+    """True for the bare `raise NotImplementedError()` of nbgrader's stub, not for JAX's own
+    NotImplementedErrors (which always carry a message, e.g. a missing differentiation rule)."""
+    return type(err) is STUB_ERROR and not str(err)
 
 
 class CheckFailed(CourseError, AssertionError):
@@ -77,14 +84,14 @@ def exercise(label: int | str, *answers: str) -> Iterator[None]:
     _active.append(state)
     try:
         yield
-    except STUB_ERROR:
-        raise NotAnswered(
-            f"{title} is not answered yet: replace `raise NotImplementedError()` in its answer "
-            "cell with your code, run that cell, then this one."
-        ) from None
     except CourseError:
         raise
-    except Exception as err:  # the learner's code crashed: say so in a line, not a traceback
+    except Exception as err:  # the learner's code raised: say so in a line, not a traceback
+        if is_stub(err):
+            raise NotAnswered(
+                f"{title} is not answered yet: replace `raise NotImplementedError()` in its answer "
+                "cell with your code, run that cell, then this one."
+            ) from None
         first = str(err).strip().splitlines()[0] if str(err).strip() else ""
         raise AnswerCrashed(
             f"{title}: your code raised {type(err).__name__}" + (f": {first[:200]}" if first else "")
@@ -102,16 +109,32 @@ def true(condition: Any, message: str, *, hint: str | None = None) -> None:
         _fail(message, hint)
 
 
+def _same(got: Any, expected: Any) -> bool:
+    """Equal in value and in exact type at every level, so no subclass or odd __eq__ can pass."""
+    if type(got) is not type(expected):
+        return False
+    if isinstance(expected, (tuple, list)):
+        return len(got) == len(expected) and all(_same(g, e) for g, e in zip(got, expected))
+    if isinstance(expected, dict):
+        return len(got) == len(expected) and all(
+            any(_same(gk, k) and _same(gv, v) for gk, gv in got.items()) for k, v in expected.items())
+    if isinstance(expected, np.ndarray):
+        return got.shape == expected.shape and got.dtype == expected.dtype and bool(np.array_equal(got, expected))
+    if isinstance(expected, float) and math.isnan(expected):
+        return math.isnan(got)
+    # Both are exactly the same type here, and the expected value is the instructor's: its own
+    # __eq__ decides.
+    return bool(expected == got)
+
+
 def equal(got: Any, expected: Any, *, what: str, hint: str | None = None) -> None:
-    """Exact equality of plain values (numbers, strings, tuples, types); the type must match too."""
+    """Exact equality of plain values (numbers, strings, containers of them, NumPy arrays, types),
+    with exactly the same type at every level."""
     _count()
     if type(got) is not type(expected):
         _fail(f"{what} should be a {type(expected).__name__} like {_short(expected)}, "
               f"got a {type(got).__name__}: {_short(got)}", hint)
-    if isinstance(expected, (tuple, list)):
-        if len(got) != len(expected) or any(type(g) is not type(e) or g != e for g, e in zip(got, expected)):
-            _fail(f"{what}: expected {_short(expected)}, got {_short(got)}", hint)
-    elif not bool(expected == got):
+    if not _same(got, expected):
         _fail(f"{what}: expected {_short(expected)}, got {_short(got)}", hint)
 
 
@@ -129,7 +152,10 @@ def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float
         _fail(f"{what}: expected dtype {exp_np.dtype}, got {got_np.dtype}", hint)
     if got_np.dtype.kind not in "biufc" or exp_np.dtype.kind not in "biufc":
         _fail(f"{what}: expected numbers, got dtype {got_np.dtype}", hint)
-    bad = ~np.isclose(got_np, exp_np, rtol=rtol, atol=atol, equal_nan=True)
+    if got_np.dtype.kind in "biu" and exp_np.dtype.kind in "biu":
+        bad = got_np != exp_np  # integers and booleans must match exactly, whatever the tolerance
+    else:
+        bad = ~np.isclose(got_np, exp_np, rtol=rtol, atol=atol, equal_nan=True)
     if bad.any():
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         _fail(f"{what}: {int(bad.sum())} of {bad.size} values differ; at index {where} "
@@ -142,15 +168,15 @@ def raises(error: type[BaseException], fn: Callable[[], Any], *, what: str,
     _count()
     try:
         fn()
-    except error as err:
+    except Exception as err:
+        if is_stub(err):
+            raise  # the answer is still the stub: exercise() reports "not answered yet"
+        if not isinstance(err, error):
+            _fail(f"{what}: expected {error.__name__}, got {type(err).__name__}: {_short(str(err))}", hint)
         if match is not None and match not in str(err):
             _fail(f"{what}: raised {type(err).__name__} as expected, but its message lacks "
                   f"{match!r}: {_short(str(err))}", hint)
         return err
-    except STUB_ERROR:
-        raise
-    except Exception as err:
-        _fail(f"{what}: expected {error.__name__}, got {type(err).__name__}: {_short(str(err))}", hint)
     _fail(f"{what}: expected {error.__name__}, but nothing was raised", hint)
     raise AssertionError("unreachable")
 
@@ -163,12 +189,13 @@ def answers(given: dict[str, Any], *, choices: str | None = None, key: dict[str,
     _count()
     if choices is not None:
         for name, value in given.items():
-            if not (isinstance(value, str) and len(value.strip()) == 1 and value.strip().lower() in choices):
+            if not (type(value) is str and len(value.strip()) == 1 and value.strip().lower() in choices):
                 _fail(f"{name} should be one letter from {', '.join(choices)} as a string, got {_short(value)}",
                       f'write it like {name} = "{choices[0]}"')
     if key is not None:
+        # type(...) is str: a str subclass could redefine strip, lower and comparison.
         wrong = [name for name, right in key.items()
-                 if not isinstance(given.get(name), str) or given[name].strip().lower() != right]
+                 if type(given.get(name)) is not str or str.lower(str.strip(given[name])) != right]
         if wrong:
             _fail(f"{len(wrong)} of {len(key)} answers are wrong: {', '.join(wrong)}",
                   "re-read the section each question is about")

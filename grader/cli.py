@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from grader.errors import CourseError
 def _release(args: argparse.Namespace) -> int:
     from grader.release import release
 
-    for path in release(args.chapters or None):
+    for path in release(args.chapters or None, force=args.force):
         print(f"released {path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path}")
     return 0
 
@@ -43,6 +44,8 @@ def parser() -> argparse.ArgumentParser:
     rel = sub.add_parser("release", help="regenerate notebooks/ from solutions/ and check for leaks")
     rel.add_argument("chapters", nargs="*", metavar="CHAPTER",
                      help="chapter ids such as 01_numpy_interop (default: every chapter)")
+    rel.add_argument("--force", action="store_true",
+                     help="overwrite learner notebooks even when they hold answers")
     rel.set_defaults(run=_release)
 
     chk = sub.add_parser("check", help="score a notebook per exercise, as the instructor's autograder would")
@@ -59,6 +62,15 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     except CourseError as err:
         print(f"grader {args.command}: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"grader {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # a bug of ours: still one clear line, and the traceback on request
+        if os.environ.get("GRADER_DEBUG"):
+            raise
+        print(f"grader {args.command}: unexpected error {type(err).__name__}: {err}. This is a bug in the "
+              "course's tools; run again with GRADER_DEBUG=1 for the traceback, and report it.", file=sys.stderr)
         return 2
 
 

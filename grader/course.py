@@ -53,8 +53,8 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
                          "it from your last checkpoint (File > Revert Notebook to Checkpoint).") from None
     # Check the raw JSON against the schema first: nbformat's own reader and validate() can
     # crash on a wrong schema (say, "cells": 3) before they report it.
-    if not isinstance(raw, dict) or raw.get("nbformat") != 4:
-        problems = ['expected a JSON object with "nbformat": 4']
+    if not isinstance(raw, dict) or raw.get("nbformat") != 4 or type(raw.get("nbformat_minor")) is not int:
+        problems = ['expected a JSON object with "nbformat": 4 and an integer "nbformat_minor"']
     else:
         validator = get_validator(version=4, version_minor=raw.get("nbformat_minor", 5))
         problems = [getattr(e, "message", str(e)) for e in validator.iter_errors(raw)] if validator else []

@@ -21,19 +21,28 @@ class LeakError(CourseError):
 
 
 def protected_text(nb: nbformat.NotebookNode) -> list[tuple[str, str]]:
-    """(grade_id, line) for each non-blank line inside a solution or hidden-test region,
-    and for the whole source of solution cells that have no markers."""
+    """(grade_id, line) for each non-blank line inside a solution or hidden-test region, and for
+    every line of a solution cell without markers (nbgrader replaces such a cell whole)."""
     found = []
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         regions = [m.group(2) for m in _REGION.finditer(cell.source)]
-        if meta.get("solution") and not regions and cell.cell_type == "markdown":
+        if meta.get("solution") and not regions:
             regions = [cell.source]
         for region in regions:
-            for line in region.splitlines():
-                if len(line.strip()) >= 12:  # short lines ("return y") may be legitimately shared
-                    found.append((meta.get("grade_id", "?"), line.strip()))
+            found.extend((meta.get("grade_id", "?"), line.strip()) for line in region.splitlines() if line.strip())
     return found
+
+
+def _public_lines(nb: nbformat.NotebookNode) -> set[str]:
+    """Lines the source shows outside every protected region: these are no secret."""
+    public = set()
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution") and not _REGION.search(cell.source):
+            continue
+        public.update(line.strip() for line in _REGION.sub("", cell.source).splitlines())
+    return public
 
 
 def check_no_leaks(source: Path, released: Path) -> None:
@@ -42,10 +51,7 @@ def check_no_leaks(source: Path, released: Path) -> None:
     rel_text = "\n".join(cell.source for cell in rel.cells)
     problems = [f"marker {m!r}" for m in _MARKERS if m in rel_text]
     rel_lines = {line.strip() for line in rel_text.splitlines()}
-    # A line that the source also shows outside its protected regions is not a secret.
-    public = {line.strip() for cell in src.cells
-              if not (cell.cell_type == "markdown" and cell.get("metadata", {}).get("nbgrader", {}).get("solution"))
-              for line in _REGION.sub("", cell.source).splitlines()}
+    public = _public_lines(src)
     for grade_id, line in protected_text(src):
         if line in rel_lines and line not in public:
             problems.append(f"line from {grade_id}: {line[:60]!r}")
@@ -53,11 +59,28 @@ def check_no_leaks(source: Path, released: Path) -> None:
         raise LeakError(f"{released} leaks what learners must not see:\n  " + "\n  ".join(problems[:5]))
 
 
-def release(selected: list[str] | None = None, *, root: Path | None = None, out: Path | None = None) -> list[Path]:
+def has_learner_work(path: Path) -> bool:
+    """True when a learner notebook holds answers: an answer cell without its stub, or a file
+    that cannot even be read (which is nobody's to overwrite either)."""
+    try:
+        nb = read_notebook(path)
+    except CourseError:
+        return True
+    for cell in nb.cells:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            stub = "raise NotImplementedError()" if cell.cell_type == "code" else "YOUR ANSWER HERE"
+            if stub not in cell.source:
+                return True
+    return False
+
+
+def release(selected: list[str] | None = None, *, root: Path | None = None, out: Path | None = None,
+            force: bool = False) -> list[Path]:
     """Regenerate learner notebooks for `selected` chapters (default: all) and check them.
 
     With `out`, write there instead of notebooks/ (used to compare a fresh release with the
-    committed one). Returns the released notebook paths.
+    committed one). A learner notebook that holds answers is not overwritten unless `force`.
+    Files are only added or replaced, never deleted. Returns the released notebook paths.
     """
     root = root or repo_root()
     known = chapters(root)
@@ -66,6 +89,13 @@ def release(selected: list[str] | None = None, *, root: Path | None = None, out:
     if unknown:
         raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
     release_dir = Path(out) if out else root / "notebooks"
+    if not force:
+        busy = [p for p in (release_dir / c / f"{c}.ipynb" for c in selected) if p.exists() and has_learner_work(p)]
+        if busy:
+            raise CourseError(
+                "these notebooks hold answers, and releasing would overwrite them: "
+                + ", ".join(str(p) for p in busy)
+                + ". Copy them somewhere safe first, or pass --force to overwrite them.")
     written = []
     with tempfile.TemporaryDirectory(prefix="release-") as tmp:
         for chapter in selected:
@@ -80,8 +110,6 @@ def release(selected: list[str] | None = None, *, root: Path | None = None, out:
                 raise CourseError(f"nbgrader could not release {chapter}:\n  {log}")
             check_no_leaks(root / "solutions" / chapter / f"{chapter}.ipynb", produced)
             target = release_dir / chapter
-            if target.exists():
-                shutil.rmtree(target)
-            shutil.copytree(Path(tmp) / chapter, target)
+            shutil.copytree(Path(tmp) / chapter, target, dirs_exist_ok=True)
             written.append(target / f"{chapter}.ipynb")
     return written

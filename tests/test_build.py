@@ -39,12 +39,15 @@ SCALE_FFI = textwrap.dedent("""
 """)
 
 
-def counting_compiler(tmp_path: Path) -> Path:
-    """A compiler wrapper that records each call in calls.log, then runs the real compiler."""
-    real = find_compiler()
+def counting_compiler(tmp_path: Path, delay: float = 0.0, name: str = "counting-c++") -> Path:
+    """A compiler wrapper that records each call in calls.log (after `delay` seconds for a
+    compile), then runs the real compiler."""
+    # The real compiler, found without $CXX (which may name another wrapper already).
+    real = next(path for path in map(shutil.which, build_module.COMPILER_CANDIDATES) if path)
     log = tmp_path / "calls.log"
-    wrapper = tmp_path / "counting-c++"
-    wrapper.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\nexec "{real}" "$@"\n')
+    wrapper = tmp_path / name
+    wrapper.write_text(f'#!/bin/sh\nif [ "$1" != --version ]; then sleep {delay}; fi\n'
+                       f'echo "$@" >> "{log}"\nexec "{real}" "$@"\n')
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
     return wrapper
 
@@ -87,8 +90,10 @@ def test_cache_key_follows_source_and_flags(build_cache, tmp_path, monkeypatch, 
     assert compiles(tmp_path) == 2 and first.path != second.path
 
 
-def _build_in_child(cache: str, queue) -> None:
+def _build_in_child(cache: str, cxx: str, barrier, queue) -> None:
     os.environ["JBJ_BUILD_CACHE"] = cache
+    os.environ["CXX"] = cxx
+    barrier.wait(timeout=60)
     try:
         lib = build(code=ADD + "\n// concurrent\n", name="concurrent")
         fn = lib.function("add_twice", argtypes=[ctypes.c_double, ctypes.c_double], restype=ctypes.c_double)
@@ -97,11 +102,13 @@ def _build_in_child(cache: str, queue) -> None:
         queue.put(("error", repr(err), None))
 
 
-def test_concurrent_builds_of_the_same_source_both_succeed(build_cache):
-    """Can two processes build the same new source at the same moment without clashing?"""
+def test_concurrent_builds_of_the_same_source_both_succeed(build_cache, tmp_path):
+    """Do two processes building the same new source at once both succeed, with one compile between them?"""
+    # A compiler slowed by a second makes the two builds overlap for certain.
+    cxx = counting_compiler(tmp_path, delay=1.0)
     ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    procs = [ctx.Process(target=_build_in_child, args=(str(build_cache), queue)) for _ in range(2)]
+    queue, barrier = ctx.Queue(), ctx.Barrier(2)
+    procs = [ctx.Process(target=_build_in_child, args=(str(build_cache), str(cxx), barrier, queue)) for _ in range(2)]
     for p in procs:
         p.start()
     results = [queue.get(timeout=120) for _ in procs]
@@ -109,6 +116,7 @@ def test_concurrent_builds_of_the_same_source_both_succeed(build_cache):
         p.join(timeout=60)
     assert [r[0] for r in results] == ["ok", "ok"], results
     assert results[0][1] == results[1][1] and results[0][2] == results[1][2] == 3.0
+    assert compiles(tmp_path) == 1, "the second build should wait for the first and reuse it"
     # Nothing half-written is left behind: one library, no scratch folders.
     assert sorted(p.suffix for p in build_cache.iterdir() if not p.name.endswith(".lock")) == [".so"]
 
@@ -183,10 +191,12 @@ def test_unknown_symbol_is_reported(build_cache):
 
 def test_bad_arguments_are_rejected(build_cache):
     """Are a missing file, both or neither inputs, and an unsafe name each a clear error?"""
-    with pytest.raises(FileNotFoundError, match="not_here.cc"):
+    with pytest.raises(build_module.SourceNotFoundError, match="not_here.cc"):
         build("not_here.cc")
     with pytest.raises(TypeError):
         build()
+    with pytest.raises(TypeError, match="tuples"):
+        build(code=ADD, name="add", flags="-O3")
     with pytest.raises(ValueError, match="may only use"):
         build(code=ADD, name="../escape")
 
@@ -196,4 +206,48 @@ def test_default_cache_is_in_the_users_cache_folder(monkeypatch, tmp_path):
     monkeypatch.delenv("JBJ_BUILD_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert build_module.cache_dir() == tmp_path / "jax-beyond-jnp" / "cpp"
-    assert shutil.which(find_compiler())
+    lib = build(code=ADD, name="add")
+    assert lib.path.parent == tmp_path / "jax-beyond-jnp" / "cpp"
+
+
+def test_cache_key_follows_the_compiler_and_the_headers(build_cache, tmp_path, monkeypatch):
+    """Does another compiler, or an edited header in include_dirs, give a new build?"""
+    include = tmp_path / "include"
+    include.mkdir()
+    (include / "twice.h").write_text("inline double twice(double y) { return 2.0 * y; }\n")
+    source = '#include "twice.h"\nextern "C" double add_twice(double x, double y) { return x + twice(y); }\n'
+    monkeypatch.setenv("CXX", str(counting_compiler(tmp_path, name="first-c++")))
+    first = build(code=source, name="hdr", include_dirs=(include,))
+    monkeypatch.setenv("CXX", str(counting_compiler(tmp_path, name="second-c++")))
+    second = build(code=source, name="hdr", include_dirs=(include,))
+    (include / "twice.h").write_text("inline double twice(double y) { return 3.0 * y; }\n")
+    third = build(code=source, name="hdr", include_dirs=(include,))
+    assert len({first.path, second.path, third.path}) == 3 and compiles(tmp_path) == 3
+    fn = third.function("add_twice", argtypes=[ctypes.c_double, ctypes.c_double], restype=ctypes.c_double)
+    assert fn(1.0, 1.0) == 4.0
+
+
+def test_a_source_file_finds_headers_beside_it_and_may_have_spaces_in_its_name(build_cache, tmp_path):
+    """Does a .cc outside cpp/ include its neighbour header, and a file name with spaces still build?"""
+    (tmp_path / "near.h").write_text("inline double near_value() { return 5.0; }\n")
+    source = tmp_path / "my kernel.cc"
+    source.write_text('#include "near.h"\nextern "C" double value() { return near_value(); }\n')
+    lib = build(source)
+    assert lib.name == "my_kernel"
+    assert lib.function("value", argtypes=[], restype=ctypes.c_double)() == 5.0
+
+
+def test_cxx_may_carry_arguments(build_cache, monkeypatch):
+    """Does a $CXX such as "env g++" (a launcher and a compiler) work?"""
+    monkeypatch.setenv("CXX", f"env {find_compiler()[0]}")
+    assert build_module.find_compiler()[0].endswith("env")
+    assert build(code=ADD, name="add").path.exists()
+
+
+def test_ctypes_functions_handed_out_earlier_keep_their_types(build_cache):
+    """Does asking for a function again with other types leave the first callable as it was?"""
+    lib = build(code=ADD, name="add")
+    good = lib.function("add_twice", argtypes=[ctypes.c_double, ctypes.c_double], restype=ctypes.c_double)
+    lib.function("add_twice")  # no types: a void function
+    again = build(code=ADD, name="add").function("add_twice")
+    assert good(1.0, 2.0) == 5.0 and again is not good

@@ -26,6 +26,8 @@ def run_check(*args: str) -> subprocess.CompletedProcess:
      "is not valid notebook JSON"),
     (lambda d: (d / "01_numpy_interop.ipynb").write_text('{"cells": 3, "nbformat": 4, "nbformat_minor": 5, "metadata": {}}')
      and d / "01_numpy_interop.ipynb", "does not follow the notebook format"),
+    (lambda d: (d / "01_numpy_interop.ipynb").write_text('{"cells": [], "nbformat": 4, "nbformat_minor": "5", "metadata": {}}')
+     and d / "01_numpy_interop.ipynb", "does not follow the notebook format"),
     (lambda d: shutil.copy(solution_path("00_start_here"), d / "99_mystery.ipynb"), "is not a chapter of this course"),
 ])
 def test_unusable_input_exits_2_with_a_clear_message(tmp_path, setup, fragment):
@@ -75,12 +77,45 @@ def test_one_wrong_answer_gives_the_exact_partial_score(tmp_path):
     assert total == sum(r.max_points for r in results.values()) - results["ex2_test"].max_points
 
 
-def test_chapter_id_is_accepted_for_the_learner_notebook(monkeypatch):
-    """Does `grader check 01_numpy_interop` mean the learner notebook of that chapter?"""
+def test_chapter_id_is_accepted_for_the_learner_notebook(tmp_path, monkeypatch):
+    """Does `grader check 01_numpy_interop` mean the learner notebook, unless such a path exists here?"""
     from grader.cli import resolve_notebook
 
+    monkeypatch.chdir(tmp_path)
     assert resolve_notebook("01_numpy_interop") == learner_path("01_numpy_interop")
-    assert resolve_notebook("some/path.ipynb").name == "path.ipynb"
+    (tmp_path / "01_numpy_interop").mkdir()
+    assert resolve_notebook("01_numpy_interop") == tmp_path.joinpath("01_numpy_interop").relative_to(tmp_path)
+    assert resolve_notebook("x/01_numpy_interop.ipynb") == tmp_path.joinpath("x", "01_numpy_interop.ipynb").relative_to(tmp_path)
+
+
+def _edited_solution(tmp_path, chapter, edit):
+    nb = nbformat.read(solution_path(chapter), as_version=4)
+    edit(nb)
+    out = tmp_path / f"{chapter}.ipynb"
+    nbformat.write(nb, out)
+    return out
+
+
+@pytest.mark.slow
+def test_a_dead_kernel_is_explained_in_two_lines(tmp_path):
+    """When the kernel dies (os._exit in an answer), does check exit 2 saying so, without nbgrader's log?"""
+    def die(nb):
+        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex2_answer")
+        cell.source = "import os\nos._exit(3)\n"
+    proc = run_check(str(_edited_solution(tmp_path, "00_start_here", die)))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("grader check: the kernel died while running 00_start_here.ipynb")
+    assert len(proc.stderr.strip().splitlines()) == 2 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_a_deleted_self_check_scores_zero_and_says_why(tmp_path):
+    """If a learner deleted a self-check cell, does its row show 0 points and say the cell is missing?"""
+    def delete(nb):
+        nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "ex3_test"]
+    results = {r.grade_id: r for r in score(_edited_solution(tmp_path, "00_start_here", delete))}
+    assert results["ex3_test"].points == 0 and "missing from your notebook" in results["ex3_test"].message
+    assert all(r.points == r.max_points for gid, r in results.items() if gid != "ex3_test")
 
 
 def test_first_failure_explains_errors_and_stderr():

@@ -139,3 +139,75 @@ def test_quiz_answers_format_and_key():
             checks.answers({"q1": "a", "q2": "c"}, key={"q1": "a", "q2": "b"})
     assert "1 of 2 answers are wrong: q2" in str(info.value)
     assert "'b'" not in str(info.value) and '"b"' not in str(info.value)
+
+
+def test_nested_liars_and_str_subclasses_do_not_pass():
+    """Are types checked at every level, so a lying object inside a container or a str subclass fails?"""
+    class Liar:
+        def __eq__(self, other):
+            return True
+
+        def __ne__(self, other):
+            return False
+
+    class SlyStr(str):
+        def strip(self, *args):
+            return self
+
+        def lower(self):
+            return "b"
+
+        def __eq__(self, other):
+            return True
+
+        def __ne__(self, other):
+            return False
+
+        __hash__ = str.__hash__
+
+    for got, expected in [(((Liar(),),), ((3,),)), ({"a": Liar()}, {"a": 3}), ([[Liar()]], [[3]]),
+                          ((True,), (1,)), ({"a": 1}, {"b": 1})]:
+        with pytest.raises(checks.CheckFailed):
+            with checks.exercise(9):
+                checks.equal(got, expected, what="nested")
+    with pytest.raises(checks.CheckFailed, match="q1 should be one letter"):
+        with checks.exercise("Quiz"):
+            checks.answers({"q1": SlyStr("a")}, choices="abc")
+    with pytest.raises(checks.CheckFailed, match="1 of 1 answers are wrong: q1"):
+        with checks.exercise("Quiz"):
+            checks.answers({"q1": SlyStr("a")}, key={"q1": "b"})
+
+
+def test_equal_handles_arrays_dicts_and_nan(capsys):
+    """Does equal() compare arrays, dicts in any order and NaN sensibly?"""
+    with checks.exercise(10):
+        checks.equal(np.arange(3), np.arange(3), what="array")
+        checks.equal({"b": 2, "a": (1, "x")}, {"a": (1, "x"), "b": 2}, what="dict")
+        checks.equal(float("nan"), float("nan"), what="nan")
+    assert "all 3 checks passed" in capsys.readouterr().out
+    with pytest.raises(checks.CheckFailed):
+        with checks.exercise(10):
+            checks.equal(np.arange(3).astype(np.int8), np.arange(3), what="array dtype")
+
+
+def test_integers_must_match_exactly():
+    """Does close() refuse an integer answer that is off by a little, whatever rtol allows?"""
+    for got, expected in [(np.array([1_000_010]), np.array([1_000_000])), (np.array([2**62 + 1]), np.array([2**62]))]:
+        with pytest.raises(checks.CheckFailed, match="values differ"):
+            with checks.exercise(11):
+                checks.close(got, expected, what="count")
+
+
+def test_a_real_not_implemented_error_is_a_crash_not_an_unanswered_exercise():
+    """Is JAX's NotImplementedError with a message (say, a missing rule) reported as an error, not "not answered"?"""
+    def needs_a_rule(x):
+        raise NotImplementedError("Differentiation rule for 'my_prim' not implemented")
+
+    with pytest.raises(checks.AnswerCrashed, match="raised NotImplementedError: Differentiation rule"):
+        with checks.exercise(12):
+            needs_a_rule(1)
+    with checks.exercise(12):
+        checks.raises(NotImplementedError, lambda: needs_a_rule(1), what="grad without a rule", match="rule")
+    with pytest.raises(checks.NotAnswered):
+        with checks.exercise(12):
+            checks.raises(NotImplementedError, lambda: (_ for _ in ()).throw(NotImplementedError()), what="stub")

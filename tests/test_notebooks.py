@@ -76,6 +76,7 @@ def test_every_exercise_has_a_wrong_answer_to_test():
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_self_checks_reject_wrong_answers(chapter):
     """With a wrong answer in every exercise, does every self-check fail with expected vs got?"""
+    assert chapter in WRONG, f"add wrong answers for {chapter} to WRONG"
     path = solution_path(chapter)
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:

@@ -32,7 +32,8 @@ def test_committed_learner_notebooks_match_a_fresh_release(tmp_path):
         assert _comparable(fresh) == _comparable(committed), (
             f"{committed} differs from a fresh release of solutions/: run `make release` and commit")
         # Files beside the notebook are released too.
-        assert sorted(p.name for p in fresh.parent.iterdir()) == sorted(p.name for p in committed.parent.iterdir())
+        visible = lambda folder: sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+        assert visible(fresh.parent) == visible(committed.parent)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -96,3 +97,28 @@ def test_a_broken_source_fails_and_leaves_notebooks_alone(course_copy):
         release(["00_start_here"], root=course_copy)
     assert (course_copy / "notebooks" / "00_start_here" / "00_start_here.ipynb").read_bytes() == before
     shutil.rmtree(course_copy / "solutions")
+
+
+def test_a_short_line_such_as_a_quiz_answer_is_protected_too(tmp_path):
+    """Is a leaked quiz answer (a short line like q1 = "b") caught, not waved through for its length?"""
+    def leak(learner, source):
+        _cell(learner, "quiz_answer").source = 'q2 = "c"\n'
+    with pytest.raises(LeakError, match="line from quiz_answer"):
+        check_no_leaks(solution_path("01_numpy_interop"), _released_copy(tmp_path, "01_numpy_interop", leak))
+
+
+@pytest.mark.slow
+def test_release_never_overwrites_a_learners_answers(course_copy):
+    """With answers in notebooks/, does release refuse (naming the file), and overwrite only with force?"""
+    learner = course_copy / "notebooks" / "00_start_here" / "00_start_here.ipynb"
+    nb = nbformat.read(learner, as_version=4)
+    _cell(nb, "ex1_answer").source = "def sum_of_squares(x):\n    return (x * x).sum()\n"
+    nbformat.write(nb, learner)
+    mine = learner.read_bytes()
+    (learner.parent / "scratch.py").write_text("# the learner's own file\n")
+    with pytest.raises(CourseError, match="hold answers.*00_start_here.ipynb.*--force"):
+        release(["00_start_here"], root=course_copy)
+    assert learner.read_bytes() == mine
+    release(["00_start_here"], root=course_copy, force=True)
+    assert learner.read_bytes() != mine and "raise NotImplementedError()" in learner.read_text()
+    assert (learner.parent / "scratch.py").exists(), "release must not delete other files"
