@@ -133,3 +133,17 @@ def test_first_failure_explains_errors_and_stderr():
     assert first_failure(plain) == "AssertionError: boom"
     assert first_failure(warned) == "the cell wrote to stderr, which nbgrader scores as a failure: UserWarning: careful"
     assert first_failure(new_code_cell(outputs=[new_output("stream", name="stdout", text="ok\n")])) == ""
+
+
+@pytest.mark.slow
+def test_an_edited_self_check_is_replaced_by_the_instructors(tmp_path):
+    """If a learner empties a self-check cell, is the instructor's copy run instead, so a wrong answer still fails?"""
+    def tamper(nb):
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id == "ex2_answer":
+                cell.source = "def make_scaled(factor):\n    return lambda x: x\n"
+            if grade_id == "ex2_test":
+                cell.source = '"""Exercise 2"""\nprint("fine")\n'
+    results = {r.grade_id: r for r in score(_edited_solution(tmp_path, "00_start_here", tamper))}
+    assert results["ex2_test"].points == 0 and "should return a jax.jit function" in results["ex2_test"].message
