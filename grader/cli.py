@@ -18,6 +18,14 @@ def _release(args: argparse.Namespace) -> int:
     return 0
 
 
+def _execute(args: argparse.Namespace) -> int:
+    from grader.execute import execute_chapters
+
+    for path in execute_chapters(args.chapters or None):
+        print(f"executed {path}")
+    return 0
+
+
 def resolve_notebook(arg: str) -> Path:
     """A notebook path as given, or for a bare chapter id, that chapter's learner notebook."""
     from grader.course import CHAPTER_ID, learner_path
@@ -47,6 +55,11 @@ def parser() -> argparse.ArgumentParser:
     rel.add_argument("--force", action="store_true",
                      help="overwrite learner notebooks even when they hold answers")
     rel.set_defaults(run=_release)
+
+    exe = sub.add_parser("execute", help="re-run solution notebooks in place so their stored outputs are current")
+    exe.add_argument("chapters", nargs="*", metavar="CHAPTER",
+                     help="chapter ids such as 01_numpy_interop (default: every chapter)")
+    exe.set_defaults(run=_execute)
 
     chk = sub.add_parser("check", help="score a notebook per exercise, as the instructor's autograder would")
     chk.add_argument("notebook", metavar="NOTEBOOK",

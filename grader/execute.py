@@ -1,0 +1,63 @@
+"""Re-run solution notebooks in place so their stored outputs are current (for maintainers)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from grader.course import chapters, read_notebook, repo_root, solution_path
+from grader.errors import CourseError
+
+#: Seconds a single cell may run before the notebook is reported as stuck.
+CELL_TIMEOUT = 600
+
+
+def problems(nb: nbformat.NotebookNode) -> list[str]:
+    """Cells that raised or wrote to stderr: a solution notebook must have neither."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                found.append(f"cell {index} raised {output.get('ename')}: {str(output.get('evalue'))[:120]}")
+            elif output.get("output_type") == "stream" and output.get("name") == "stderr":
+                first = output.get("text", "").strip().splitlines()[:1]
+                found.append(f"cell {index} wrote to stderr: {first[0][:120] if first else ''}")
+    return found
+
+
+def execute(path: Path) -> Path:
+    """Run `path` top to bottom in a fresh kernel and store its outputs.
+
+    The file is replaced only when every cell ran without an error or stderr output; otherwise
+    CourseError names the cells, and the file is left exactly as it was.
+    """
+    nb = read_notebook(path)
+    # record_timing=False keeps per-cell timestamps out of the file, so a re-run that changes
+    # nothing shows no diff.
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3", allow_errors=True,
+                            record_timing=False, resources={"metadata": {"path": str(path.parent)}})
+    # The kernel's own log (e.g. ipykernel's note about its transport) is not the notebook's output.
+    client.execute(stderr=subprocess.DEVNULL)
+    found = problems(nb)
+    if found:
+        raise CourseError(f"{path.name} did not run cleanly, so it was not changed:\n  " + "\n  ".join(found[:5]))
+    # Write beside the original, then rename: the notebook is never left half-written.
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".ipynb", delete=False, encoding="utf-8") as tmp:
+        nbformat.write(nb, tmp)
+    os.replace(tmp.name, path)
+    return path
+
+
+def execute_chapters(selected: list[str] | None = None, *, root: Path | None = None) -> list[Path]:
+    """Execute the solution notebooks of `selected` chapters (default: all)."""
+    root = root or repo_root()
+    known = chapters(root)
+    unknown = sorted(set(selected or []) - set(known))
+    if unknown:
+        raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
+    return [execute(solution_path(chapter, root)) for chapter in (selected or known)]
