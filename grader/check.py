@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -10,12 +9,11 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course import (cell_title, chapter_of, grade_cells, read_notebook, repo_root,
+from grader.course import (ANSI, cell_title, chapter_of, grade_cells, read_notebook, repo_root,
                            run_nbgrader, solution_path)
 from grader.errors import CourseError
 
 STUDENT = "learner"
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 @dataclass
@@ -31,7 +29,7 @@ def first_failure(cell: nbformat.NotebookNode, limit: int = 2) -> str:
     """The first lines of a graded cell's error output, without colour codes; "" if it passed."""
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
-            lines = [_ANSI.sub("", line) for chunk in output.get("traceback", []) for line in chunk.splitlines()]
+            lines = [ANSI.sub("", line) for chunk in output.get("traceback", []) for line in chunk.splitlines()]
             lines = [line.rstrip() for line in lines if line.strip() and not set(line.strip()) <= set("-")]
             if not lines:
                 lines = [f"{output.get('ename')}: {output.get('evalue')}"]
@@ -42,7 +40,7 @@ def first_failure(cell: nbformat.NotebookNode, limit: int = 2) -> str:
     for output in cell.get("outputs", []):
         # nbgrader also scores a test cell zero when anything reached stderr (a warning, say).
         if output.get("output_type") == "stream" and output.get("name") == "stderr":
-            first = next((ln.strip() for ln in _ANSI.sub("", output.get("text", "")).splitlines() if ln.strip()), "")
+            first = next((ln.strip() for ln in ANSI.sub("", output.get("text", "")).splitlines() if ln.strip()), "")
             return f"the cell wrote to stderr, which nbgrader scores as a failure: {first}"
     return ""
 

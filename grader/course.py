@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 from nbformat.validator import get_validator
 
-from grader.errors import UsageError
+from grader.errors import CourseError, UsageError
 
 #: A chapter id: two digits, an underscore, a lower-case topic.
 CHAPTER_ID = re.compile(r"\d\d_[a-z0-9_]+")
@@ -28,6 +28,19 @@ def chapters(root: Path | None = None) -> list[str]:
     source = (root or repo_root()) / "solutions"
     return sorted(p.name for p in source.iterdir()
                   if CHAPTER_ID.fullmatch(p.name) and (p / f"{p.name}.ipynb").exists())
+
+
+def select_chapters(selected: list[str] | None, root: Path | None = None) -> list[str]:
+    """The chapters asked for (all of them when none are named); CourseError for an unknown id."""
+    known = chapters(root)
+    unknown = sorted(set(selected or []) - set(known))
+    if unknown:
+        raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
+    return list(selected or known)
+
+
+#: Terminal colour codes, as found in kernels' tracebacks.
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def solution_path(chapter: str, root: Path | None = None) -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from grader.course import chapters, read_notebook, repo_root, solution_path
+from grader.course import read_notebook, repo_root, select_chapters, solution_path
 from grader.errors import CourseError
 
 #: Seconds a single cell may run before the notebook is reported as stuck.
@@ -56,8 +56,4 @@ def execute(path: Path) -> Path:
 def execute_chapters(selected: list[str] | None = None, *, root: Path | None = None) -> list[Path]:
     """Execute the solution notebooks of `selected` chapters (default: all)."""
     root = root or repo_root()
-    known = chapters(root)
-    unknown = sorted(set(selected or []) - set(known))
-    if unknown:
-        raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
-    return [execute(solution_path(chapter, root)) for chapter in (selected or known)]
+    return [execute(solution_path(chapter, root)) for chapter in select_chapters(selected, root)]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course import chapters, read_notebook, repo_root, run_nbgrader
+from grader.course import read_notebook, repo_root, run_nbgrader, select_chapters
 from grader.errors import CourseError
 
 _REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[^\n]*\n(.*?)^[ \t]*### END \1", re.M | re.S)
@@ -83,11 +83,7 @@ def release(selected: list[str] | None = None, *, root: Path | None = None, out:
     Files are only added or replaced, never deleted. Returns the released notebook paths.
     """
     root = root or repo_root()
-    known = chapters(root)
-    selected = selected or known
-    unknown = sorted(set(selected) - set(known))
-    if unknown:
-        raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
+    selected = select_chapters(selected, root)
     release_dir = Path(out) if out else root / "notebooks"
     if not force:
         busy = [p for p in (release_dir / c / f"{c}.ipynb" for c in selected) if p.exists() and has_learner_work(p)]

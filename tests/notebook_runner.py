@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+from grader.course import ANSI
+
 
 
 @dataclass
@@ -41,7 +41,7 @@ def errors(nb: nbformat.NotebookNode) -> list[CellError]:
     for index, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
-                text = _ANSI.sub("", "\n".join(output.get("traceback", [])))
+                text = ANSI.sub("", "\n".join(output.get("traceback", [])))
                 found.append(CellError(index, cell.metadata.get("nbgrader", {}).get("grade_id"),
                                        role_of(cell), output["ename"], text))
     return found
