@@ -12,6 +12,7 @@ import pytest
 from conftest import CHAPTERS, ROOT
 from grader.check import score
 from grader.course import grade_cells, learner_path, solution_path
+from wrong_answers import wrong_answers
 
 
 def run_check(*args: str) -> subprocess.CompletedProcess:
@@ -61,18 +62,19 @@ def test_learner_notebook_scores_zero_with_not_answered_yet(chapter):
 
 
 @pytest.mark.slow
-def test_one_wrong_answer_gives_the_exact_partial_score(tmp_path):
-    """With one exercise wrong, is exactly that exercise's points lost, with its failure shown?"""
-    nb = nbformat.read(solution_path("01_numpy_interop"), as_version=4)
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_one_wrong_answer_gives_the_exact_partial_score(tmp_path, chapter):
+    """With exercise 2 wrong (tests/wrong_answers), is exactly its points lost, with its failure shown?"""
+    nb = nbformat.read(solution_path(chapter), as_version=4)
     answer = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex2_answer")
-    answer.source = "def frozen_put(x):\n    return jax.device_put(x)\n"
-    submission = tmp_path / "01_numpy_interop.ipynb"
+    answer.source = wrong_answers(chapter)["ex2_answer"]
+    submission = tmp_path / f"{chapter}.ipynb"
     nbformat.write(nb, submission)
     before = submission.read_bytes()
     results = {r.grade_id: r for r in score(submission)}
     assert submission.read_bytes() == before, "grader check must not modify the notebook it scores"
-    assert results["ex2_test"].points == 0 and "changed in place" in results["ex2_test"].message
-    assert all(r.points == r.max_points for gid, r in results.items() if gid != "ex2_test")
+    assert results["ex2_test"].points == 0 and results["ex2_test"].message.startswith("❌ Exercise 2: "), results["ex2_test"]
+    assert all(r.points == r.max_points for gid, r in results.items() if gid != "ex2_test"), results
     total = sum(r.points for r in results.values())
     assert total == sum(r.max_points for r in results.values()) - results["ex2_test"].max_points
 

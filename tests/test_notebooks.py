@@ -13,6 +13,7 @@ import pytest
 from conftest import CHAPTERS
 from grader.course import grade_cells, learner_path, solution_path
 from notebook_runner import errors, execute
+from wrong_answers import wrong_answers
 
 STUB_LINE = "⏳ Not answered yet: replace `raise NotImplementedError()` with your answer"
 
@@ -36,53 +37,27 @@ def test_learner_notebook_fails_only_with_not_answered_yet(chapter):
     assert failed_tests == {c.metadata.nbgrader.grade_id for c in grade_cells(nb)}, "every self-check must say so"
 
 
-# Plausible wrong answers, one per exercise: each self-check must reject its own with a
-# readable CheckFailed (not a crash, not "not answered yet").
-WRONG = {
-    "00_start_here": {
-        "ex1_answer": "def sum_of_squares(x):\n    return jnp.sum(x) ** 2\n",
-        "ex2_answer": "def make_scaled(factor):\n    return lambda x: factor * x\n",
-        # Forgets restype, so the function is treated as returning nothing (None).
-        "ex3_answer": "def make_cube():\n"
-                      "    lib = grader.build(code='extern \"C\" double cube(double x) { return x * x * x; }', name='cube')\n"
-                      "    return lib.function('cube', argtypes=[ctypes.c_double])\n",
-        "quiz_answer": 'q1 = "a"\nq2 = "a"\nq3 = "b"\n',
-    },
-    "01_numpy_interop": {
-        # Allocates `align` extra bytes but forgets to slide the start to the aligned address.
-        "ex1_answer": "def aligned_copy(x, align=64):\n"
-                      "    raw = np.empty(x.nbytes + align, np.uint8)\n"
-                      "    out = raw[1:1 + x.nbytes].view(x.dtype).reshape(x.shape)\n"
-                      "    out[...] = x\n    return out\n",
-        # device_put aliases aligned input, so later writes leak into the result.
-        "ex2_answer": "def frozen_put(x):\n    return jax.device_put(x, may_alias=False)\n",
-        # device_get gives read-only views that share the JAX buffer.
-        "ex3_answer": "def to_host_tree(tree):\n    return jax.device_get(tree)\n",
-        "quiz_answer": 'q1 = "b"\nq2 = "a"\nq3 = "a"\nq4 = "b"\n',
-    },
-}
-
-
-def test_every_exercise_has_a_wrong_answer_to_test():
-    """Does WRONG cover every answer cell of every chapter?"""
-    for chapter in CHAPTERS:
-        nb = nbformat.read(solution_path(chapter), as_version=4)
-        answers = {c.metadata.nbgrader.grade_id for c in nb.cells
-                   if c.metadata.get("nbgrader", {}).get("solution")}
-        assert set(WRONG.get(chapter, {})) == answers, chapter
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_exercise_has_a_wrong_answer_to_test(chapter):
+    """Does tests/wrong_answers/<chapter>.py give a wrong answer for every answer cell?"""
+    nb = nbformat.read(solution_path(chapter), as_version=4)
+    answers = {c.metadata.nbgrader.grade_id for c in nb.cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    assert set(wrong_answers(chapter)) == answers, f"tests/wrong_answers/{chapter}.py must cover {sorted(answers)}"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_self_checks_reject_wrong_answers(chapter):
     """With a wrong answer in every exercise, does every self-check fail with expected vs got?"""
-    assert chapter in WRONG, f"add wrong answers for {chapter} to WRONG"
+    wrong = wrong_answers(chapter)
+    assert wrong, f"add tests/wrong_answers/{chapter}.py"
     path = solution_path(chapter)
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in WRONG[chapter]:
-            cell.source = WRONG[chapter][grade_id]
+        if grade_id in wrong:
+            cell.source = wrong[grade_id]
     found = errors(execute(nb, path.parent))
     assert all(e.role == "test" for e in found), [(e.index, e.text[:200]) for e in found if e.role != "test"]
     by_test = {e.grade_id: e for e in found}
