@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from grader import record as _record
 from grader.errors import CourseError
 
 #: The stub nbgrader leaves where a solution was; running it means "not answered yet".
@@ -55,6 +56,27 @@ def _count() -> None:
         _active[-1]["count"] += 1
 
 
+def _recorded(kind: str, got: Any, **details: Any) -> bool:
+    """When grading (see grader.record), append what a check was given and return True: the
+    verdict is made outside this process. Returns False when checks should judge here."""
+    if not _record.recording():
+        return False
+    _count()
+    if _active:
+        _active[-1]["records"].append({"kind": kind, "got": _record.encode(got), **details})
+    return True
+
+
+def _emit(state: dict, end: str, detail: str = "") -> None:
+    """Send the cell's record out as one display output (grading only)."""
+    if not _record.recording():
+        return
+    from IPython.display import display
+
+    display({_record.MIME: {"label": state["label"], "checks": state["records"], "end": end,
+                            "detail": detail[:500]}}, raw=True)
+
+
 def _short(value: Any, limit: int = 80) -> str:
     if isinstance(value, np.ndarray) or hasattr(value, "__array__") and hasattr(value, "shape"):
         text = np.array2string(np.asarray(value), threshold=8, edgeitems=2, precision=5, max_line_width=10**6)
@@ -76,17 +98,20 @@ def exercise(label: int | str, *answers: str) -> Iterator[None]:
     title = f"Exercise {label}" if isinstance(label, int) else str(label)
     caller = sys._getframe(2).f_globals
     missing = [name for name in answers if name not in caller]
+    state = {"label": title, "count": 0, "records": []}
     if missing:
+        _emit(state, "not_answered", ", ".join(missing))
         raise NotAnswered(
             f"{title} is not answered yet: run its answer cell to define {', '.join(missing)}."
         )
-    state = {"label": title, "count": 0}
     _active.append(state)
     try:
         yield
-    except CourseError:
+    except CourseError as err:
+        _emit(state, "failed", str(err))
         raise
     except Exception as err:  # the learner's code raised: say so in a line, not a traceback
+        _emit(state, "not_answered" if is_stub(err) else "crashed", f"{type(err).__name__}: {err}")
         if is_stub(err):
             raise NotAnswered(
                 f"{title} is not answered yet: replace `raise NotImplementedError()` in its answer "
@@ -99,11 +124,17 @@ def exercise(label: int | str, *answers: str) -> Iterator[None]:
         ) from None
     finally:
         _active.pop()
+    if _record.recording():
+        _emit(state, "ok")
+        print(f"{title}: {state['count']} checks recorded for grading.")
+        return
     print(f"✅ {title}: all {state['count']} checks passed.")
 
 
 def true(condition: Any, message: str, *, hint: str | None = None) -> None:
     """Fail with `message` unless `condition` is exactly True (a bool, not merely truthy)."""
+    if _recorded("true", bool(isinstance(condition, (bool, np.bool_)) and bool(condition)), message=str(message)[:300]):
+        return
     _count()
     if not (isinstance(condition, (bool, np.bool_)) and bool(condition)):
         _fail(message, hint)
@@ -130,6 +161,8 @@ def _same(got: Any, expected: Any) -> bool:
 def equal(got: Any, expected: Any, *, what: str, hint: str | None = None) -> None:
     """Exact equality of plain values (numbers, strings, containers of them, NumPy arrays, types),
     with exactly the same type at every level."""
+    if _recorded("equal", got, what=str(what)[:300], hint=hint):
+        return
     _count()
     if type(got) is not type(expected):
         _fail(f"{what} should be a {type(expected).__name__} like {_short(expected)}, "
@@ -141,6 +174,8 @@ def equal(got: Any, expected: Any, *, what: str, hint: str | None = None) -> Non
 def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float = 1e-6,
           dtype: bool = True, hint: str | None = None) -> None:
     """An array that matches `expected` in shape, dtype (unless dtype=False) and values."""
+    if _recorded("close", got, what=str(what)[:300], rtol=rtol, atol=atol, dtype=dtype, hint=hint):
+        return
     _count()
     if not hasattr(got, "shape") or not hasattr(got, "dtype"):
         _fail(f"{what} should be an array of shape {tuple(np.shape(expected))}, "
@@ -165,6 +200,17 @@ def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float
 def raises(error: type[BaseException], fn: Callable[[], Any], *, what: str,
            match: str | None = None, hint: str | None = None) -> BaseException:
     """`fn()` must raise `error` (with `match` in its message, if given); returns the exception."""
+    if _record.recording():
+        try:
+            fn()
+        except Exception as err:
+            if is_stub(err):
+                raise
+            raised = {"types": [_record.type_name(t) for t in type(err).__mro__], "message": str(err)[:2000]}
+        else:
+            raised, err = None, None
+        _recorded("raises", raised, what=str(what)[:300], error=_record.type_name(error), match=match, hint=hint)
+        return err
     _count()
     try:
         fn()
@@ -186,6 +232,8 @@ def answers(given: dict[str, Any], *, choices: str | None = None, key: dict[str,
 
     A wrong answer is named but the right letter is not shown, so the check can be run again.
     """
+    if _recorded("answers", dict(given), choices=choices):
+        return
     _count()
     if choices is not None:
         for name, value in given.items():

@@ -45,6 +45,31 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _autograde(args: argparse.Namespace) -> int:
+    from grader.autograde import autograde
+    from grader.sandbox import Limits
+
+    course = Path(args.course)
+    if args.source:
+        from grader.intake import import_submissions
+
+        for line in import_submissions(Path(args.source), course, args.chapters):
+            print(line, file=sys.stderr)
+    limits = Limits(cell_seconds=args.cell_timeout, notebook_seconds=args.notebook_timeout,
+                    memory_bytes=args.memory_mb << 20)
+    summary = autograde(course, args.chapters or None, workers=args.workers, limits=limits,
+                        students=args.student or None, require_sandbox=args.require_sandbox)
+    if not summary.sandboxed:
+        print(f"WARNING: graded WITHOUT a sandbox: {summary.sandbox_reason}", file=sys.stderr)
+    counts: dict[str, int] = {}
+    for row in summary.rows:
+        counts[row.status.split(":")[0]] = counts.get(row.status.split(":")[0], 0) + 1
+    print(f"{len(summary.rows)} submissions: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+          + f" in {summary.seconds:.0f} s")
+    print(f"grades:   {summary.grades_csv}\nreport:   {summary.report}\nfeedback: {course / 'feedback'}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="grader", description="Tools for the JAX beyond jnp course.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -66,6 +91,23 @@ def parser() -> argparse.ArgumentParser:
                      help="a chapter notebook's path, or a chapter id such as 01_numpy_interop "
                           "for your copy in notebooks/")
     chk.set_defaults(run=_check)
+
+    auto = sub.add_parser("autograde", help="grade submitted/ (or an LMS download) sandboxed and in parallel")
+    auto.add_argument("chapters", nargs="*", metavar="CHAPTER",
+                      help="chapter ids to grade (default: every chapter that has submissions)")
+    auto.add_argument("--from", dest="source", metavar="PATH",
+                      help="a folder or .zip of notebooks named by student, as an LMS exports them; "
+                           "imported into submitted/ first (existing submissions are never overwritten)")
+    auto.add_argument("--course", default=".", help="the course folder holding nbgrader_config.py (default: .)")
+    auto.add_argument("--student", action="append", metavar="ID", help="grade only this student (repeatable)")
+    auto.add_argument("--workers", type=int, default=None, help="submissions graded at once (default: the cores)")
+    auto.add_argument("--cell-timeout", type=float, default=120.0, help="seconds one cell may run (default: 120)")
+    auto.add_argument("--notebook-timeout", type=float, default=600.0,
+                      help="seconds one notebook may run in all (default: 600)")
+    auto.add_argument("--memory-mb", type=int, default=4096, help="memory per kernel in MiB (default: 4096)")
+    auto.add_argument("--require-sandbox", action="store_true",
+                      help="refuse to grade when no sandbox can be made, instead of warning")
+    auto.set_defaults(run=_autograde)
     return p
 
 

@@ -1,0 +1,452 @@
+"""Grade a class: every submission sandboxed, in parallel, judged outside its kernel, none lost.
+
+The pipeline, in order:
+1. import an LMS download, if given, into submitted/<student>/<chapter>/ (`grader.intake`);
+2. record each chapter's assignment in the gradebook (nbgrader generate_assignment);
+3. run the reference solution of each chapter, then every submission, each in its own worker
+   process and sandboxed kernel (`grader.grade_one`), several at a time;
+4. judge each test cell by comparing the submission's record with the reference's (`grader.verdict`);
+5. write the gradebook (nbgrader's SQLite record), the autograded notebooks, HTML feedback,
+   grades.csv with a status per submission, and a report of what happened to each one.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import nbformat
+
+from grader import sandbox
+from grader.course import (CHAPTER_ID, cell_title, chapters as list_chapters, grade_cells, read_notebook,
+                           run_nbgrader)
+from grader.errors import CourseError
+from grader.verdict import judge
+
+REFERENCE = "__reference__"
+
+
+@dataclass
+class Row:
+    """What happened to one submission: the line of grades.csv and of the report."""
+
+    student: str
+    chapter: str
+    status: str  # "graded", "incomplete: <why>" or "failed: <why>"
+    score: float | None
+    max_score: float
+    timestamp: str = ""
+    late_seconds: float | None = None
+    exercises: dict[str, tuple[float, float, str]] = field(default_factory=dict)  # gid -> (points, max, message)
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class Summary:
+    rows: list[Row]
+    sandboxed: bool
+    sandbox_reason: str
+    cgroups: str | None
+    report: Path
+    grades_csv: Path
+    seconds: float
+
+
+def autograde(course: Path, chapters: list[str] | None = None, *, workers: int | None = None,
+              limits: sandbox.Limits = sandbox.Limits(), students: list[str] | None = None,
+              require_sandbox: bool = False, feedback: bool = True, progress: bool = True) -> Summary:
+    """Grade what is in `course`/submitted (for `chapters`, default: every chapter with submissions)."""
+    started = time.monotonic()
+    course = Path(course).resolve()
+    known = list_chapters(course)
+    if not known:
+        raise CourseError(f"{course} has no solutions/<chapter>/<chapter>.ipynb: run this in the course folder")
+    submitted = course / "submitted"
+    if not submitted.is_dir():
+        raise CourseError(f"nothing to grade: {submitted} does not exist (collect submissions first, or pass --from)")
+    unknown = sorted(set(chapters or []) - set(known))
+    if unknown:
+        raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
+
+    probe = sandbox.probe()
+    if require_sandbox and not probe.sandboxed:
+        raise CourseError(f"no sandbox can be made here: {probe.reason}")
+    workers = max(1, workers or os.cpu_count() or 1)
+
+    found = _discover(submitted, known, chapters, students)
+    wanted = sorted({s["chapter"] for s in found if s["chapter"] in known})
+    rows: list[Row] = [Row(s["student"], s["chapter"], f"failed: {s['problem']}", None, 0.0)
+                       for s in found if s.get("problem")]
+    jobs = [s for s in found if not s.get("problem")]
+
+    state = course / ".grader"
+    state.mkdir(exist_ok=True)
+    for chapter in wanted:
+        _record_assignment(course, chapter)
+    max_points = {ch: _points(course, ch) for ch in wanted}
+    due = _due_dates(course, wanted)
+    for row in rows:
+        row.max_score = sum(p for p, _ in max_points.get(row.chapter, {}).values())
+
+    with tempfile.TemporaryDirectory(prefix="jbj-grade-") as tmp:
+        tmp_path = Path(tmp)
+        bar = _Progress(len(jobs) + len(wanted), enabled=progress)
+        references = _references(course, wanted, tmp_path, limits, probe.sandboxed, workers, bar)
+        results: dict[tuple[str, str], dict] = {}
+
+        def one(sub: dict) -> dict:
+            return _run_job(course, sub, tmp_path, limits, probe.sandboxed, known)
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(one, sub): sub for sub in jobs if sub["chapter"] in references}
+            for future in as_completed(futures):
+                sub = futures[future]
+                results[(sub["student"], sub["chapter"])] = future.result()
+                bar.step(f"{sub['student']}/{sub['chapter']}")
+        bar.done()
+
+        for sub in jobs:
+            key = (sub["student"], sub["chapter"])
+            if sub["chapter"] not in references:
+                rows.append(Row(*key, f"failed: {references.get('_errors', {}).get(sub['chapter'], 'no reference')}", None,
+                                sum(p for p, _ in max_points[sub["chapter"]].values())))
+                continue
+            rows.append(_row(sub, results[key], references[sub["chapter"]], max_points[sub["chapter"]],
+                             due.get(sub["chapter"])))
+
+    rows.sort(key=lambda r: (r.chapter, r.student))
+    _write_gradebook(course, [r for r in rows if r.score is not None], jobs)
+    if feedback:
+        _feedback(course, rows)
+    grades_csv = _write_csv(course / "grades.csv", rows)
+    report = _write_report(course / "autograde-report.md", rows, probe, limits, workers, time.monotonic() - started)
+    return Summary(rows, probe.sandboxed, probe.reason, probe.cgroups, report, grades_csv, time.monotonic() - started)
+
+
+# ---- discovery --------------------------------------------------------------------------
+
+def _discover(submitted: Path, known: list[str], chapters: list[str] | None, students: list[str] | None) -> list[dict]:
+    found = []
+    for student_dir in sorted(p for p in submitted.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if students and student_dir.name not in students:
+            continue
+        for folder in sorted(p for p in student_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
+            chapter = folder.name
+            if chapters and chapter not in chapters:
+                continue
+            sub = {"student": student_dir.name, "chapter": chapter, "folder": folder}
+            notebook = folder / f"{chapter}.ipynb"
+            if chapter not in known:
+                sub["problem"] = f"{chapter!r} is not a chapter of this course"
+            elif not notebook.is_file():
+                others = sorted(p.name for p in folder.glob("*.ipynb"))
+                sub["problem"] = (f"no {notebook.name} in the submission"
+                                  + (f" (found {', '.join(others)}; rename it to {notebook.name})" if others else ""))
+            sub["notebook"] = notebook
+            sub["timestamp"], note = _timestamp(folder / "timestamp.txt")
+            sub["notes"] = [note] if note else []
+            found.append(sub)
+    return found
+
+
+def _timestamp(path: Path) -> tuple[datetime | None, str]:
+    from nbgrader.utils import parse_utc
+
+    if not path.exists():
+        return None, "no timestamp.txt: submission time unknown, treated as on time"
+    text = path.read_text(errors="replace").strip()[:200]
+    try:
+        return parse_utc(text), ""
+    except Exception:  # nbgrader's parser raises several kinds for garbage
+        return None, f"timestamp.txt is unreadable ({text[:40]!r}): submission time unknown, treated as on time"
+
+
+# ---- the gradebook ------------------------------------------------------------------------
+
+def _db_url(course: Path) -> str:
+    return f"sqlite:///{course / 'gradebook.db'}"
+
+
+def _record_assignment(course: Path, chapter: str) -> None:
+    """nbgrader generate_assignment into a scratch release folder: the gradebook learns the
+    chapter's notebooks and graded cells; the course's own release folder is not touched."""
+    with tempfile.TemporaryDirectory(prefix="jbj-release-") as release:
+        proc = run_nbgrader(["generate_assignment", chapter, "--force", f"--CourseDirectory.root={course}",
+                             f"--CourseDirectory.db_url={_db_url(course)}",
+                             f"--CourseDirectory.release_directory={release}"], cwd=course)
+    if proc.returncode != 0:
+        lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+        raise CourseError(f"nbgrader generate_assignment {chapter} failed:\n  " + "\n  ".join(lines[-5:]))
+
+
+def _points(course: Path, chapter: str) -> dict[str, tuple[float, str]]:
+    nb = read_notebook(course / "solutions" / chapter / f"{chapter}.ipynb")
+    return {c.metadata.nbgrader.grade_id: (float(c.metadata.nbgrader.points), cell_title(c).split(":")[0])
+            for c in grade_cells(nb)}
+
+
+def _due_dates(course: Path, chapters: list[str]) -> dict[str, datetime]:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    due = {}
+    with Gradebook(_db_url(course)) as gb:
+        for chapter in chapters:
+            try:
+                assignment = gb.find_assignment(chapter)
+            except MissingEntry:
+                continue
+            if assignment.duedate:
+                due[chapter] = assignment.duedate.replace(tzinfo=timezone.utc)
+    return due
+
+
+def _write_gradebook(course: Path, rows: list[Row], jobs: list[dict]) -> None:
+    from nbgrader.api import Gradebook
+
+    import warnings
+
+    stamps = {(j["student"], j["chapter"]): j.get("timestamp") for j in jobs}
+    with Gradebook(_db_url(course)) as gb, warnings.catch_warnings():
+        # nbgrader's own session handling makes SQLAlchemy warn on every new submission.
+        warnings.simplefilter("ignore")
+        for row in rows:
+            gb.update_or_create_student(row.student)
+            sub = gb.update_or_create_submission(row.chapter, row.student)
+            stamp = stamps.get((row.student, row.chapter))
+            if stamp is not None:
+                sub.timestamp = stamp.astimezone(timezone.utc).replace(tzinfo=None)
+            for gid, (points, _, _) in row.exercises.items():
+                grade = gb.find_grade(gid, row.chapter, row.chapter, row.student)
+                grade.auto_score = points
+                grade.needs_manual_grade = False
+            gb.db.commit()
+
+
+# ---- running jobs -----------------------------------------------------------------------
+
+def _run_job(course: Path, sub: dict, tmp: Path, limits: sandbox.Limits, sandboxed: bool, known: list[str],
+             executed: Path | None = None, keep_build_cache: Path | None = None) -> dict:
+    """One grade_one process; whatever happens to it, a result comes back."""
+    chapter, student = sub["chapter"], sub["student"]
+    name = f"{student}-{chapter}-{hashlib.sha1(f'{student}/{chapter}'.encode()).hexdigest()[:8]}"
+    job_path, result_path = tmp / f"{name}.job.json", tmp / f"{name}.result.json"
+    cache = course / ".grader" / "build-cache" / chapter
+    job = {"student": student, "chapter": chapter, "notebook": str(sub["notebook"]),
+           "source": str(course / "solutions" / chapter / f"{chapter}.ipynb"),
+           "other_sources": {ch: str(course / "solutions" / ch / f"{ch}.ipynb") for ch in known if ch != chapter},
+           "executed": str(executed or course / "autograded" / student / chapter / f"{chapter}.ipynb"),
+           "limits": asdict(limits), "sandboxed": sandboxed,
+           "build_cache": str(cache) if cache.is_dir() else None,
+           "keep_build_cache": str(keep_build_cache) if keep_build_cache else None}
+    job_path.write_text(json.dumps(job))
+    deadline = limits.notebook_seconds + 120
+    try:
+        proc = subprocess.run([sys.executable, "-m", "grader.grade_one", str(job_path), str(result_path)],
+                              capture_output=True, text=True, timeout=deadline, cwd=tmp)
+    except subprocess.TimeoutExpired:
+        return {"status": "failed", "reason": f"grading did not finish within {deadline:g} s"}
+    if result_path.exists():
+        return json.loads(result_path.read_text())
+    last = (proc.stderr.strip().splitlines() or ["no message"])[-1][:300]
+    return {"status": "failed", "reason": f"the grading process stopped with status {proc.returncode}: {last}"}
+
+
+def _reference_key(course: Path, chapter: str) -> str:
+    import jax
+
+    h = hashlib.sha256()
+    h.update((course / "solutions" / chapter / f"{chapter}.ipynb").read_bytes())
+    for module in ("checks.py", "record.py", "verdict.py", "submission.py"):
+        h.update((Path(__file__).parent / module).read_bytes())
+    h.update(jax.__version__.encode())
+    return h.hexdigest()[:16]
+
+
+def _references(course: Path, chapters: list[str], tmp: Path, limits: sandbox.Limits, sandboxed: bool,
+                workers: int, bar: "_Progress") -> dict:
+    """Each chapter's reference records: the solution notebook run exactly like a submission.
+
+    Cached in .grader/ by the solution's content, the grading code and the JAX version."""
+    out: dict = {"_errors": {}}
+    todo = []
+    for chapter in chapters:
+        cached = course / ".grader" / f"reference-{chapter}-{_reference_key(course, chapter)}.json"
+        if cached.exists():
+            out[chapter] = json.loads(cached.read_text())
+            bar.step(f"reference {chapter} (cached)")
+        else:
+            todo.append((chapter, cached))
+
+    def one(item):
+        chapter, cached = item
+        sub = {"student": REFERENCE, "chapter": chapter, "notebook": course / "solutions" / chapter / f"{chapter}.ipynb"}
+        generous = sandbox.Limits(**{**asdict(limits), "cell_seconds": max(limits.cell_seconds, 600),
+                                     "notebook_seconds": max(limits.notebook_seconds, 1800)})
+        return _run_job(course, sub, tmp, generous, sandboxed, [], executed=tmp / f"reference-{chapter}.ipynb",
+                        keep_build_cache=course / ".grader" / "build-cache" / chapter)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for (chapter, cached), result in zip(todo, pool.map(one, todo)):
+            bar.step(f"reference {chapter}")
+            bad = [gid for gid, r in result.get("records", {}).items() if not (r["record"] or {}).get("end") == "ok"]
+            if result.get("status") != "graded" or result.get("reason") or bad or not result.get("records"):
+                why = result.get("reason") or (f"cells {', '.join(bad)} did not pass" if bad else "no records")
+                out["_errors"][chapter] = f"the reference solution of {chapter} did not grade cleanly ({why}); fix solutions/"
+                continue
+            records = {gid: r["record"] for gid, r in result["records"].items()}
+            cached.write_text(json.dumps(records))
+            out[chapter] = records
+    return out
+
+
+def _row(sub: dict, result: dict, reference: dict, points: dict[str, tuple[float, str]],
+         due: datetime | None) -> Row:
+    student, chapter = sub["student"], sub["chapter"]
+    most = sum(p for p, _ in points.values())
+    row = Row(student, chapter, "graded", None, most, notes=list(sub.get("notes", [])))
+    stamp = sub.get("timestamp")
+    if stamp is not None:
+        row.timestamp = stamp.astimezone(timezone.utc).isoformat()
+        if due is not None and stamp > due:
+            row.late_seconds = (stamp - due).total_seconds()
+            row.notes.append(f"late by {_duration(row.late_seconds)} (no penalty is applied; nbgrader's default)")
+    row.seconds = float(result.get("seconds") or 0.0)
+    row.notes += result.get("notes", [])
+    if result.get("status") != "graded":
+        row.status = f"failed: {result.get('reason') or 'unknown'}"
+        return row
+    total = 0.0
+    for gid, (most_points, title) in points.items():
+        entry = result.get("records", {}).get(gid)
+        if gid in result.get("missing", []) or entry is None:
+            row.exercises[gid] = (0.0, most_points, "the test cell was deleted from the notebook")
+            continue
+        verdict = judge(title, reference[gid], entry["record"], entry.get("why", ""))
+        got = most_points if verdict.passed else 0.0
+        total += got
+        row.exercises[gid] = (got, most_points, verdict.message)
+    row.score = total
+    if result.get("reason"):
+        where = f" in {result['stopped_cell']}" if result.get("stopped_cell") else ""
+        row.status = f"incomplete: {result['reason']}{where}; the cells after it scored 0"
+    for index in result.get("truncated", []):
+        row.notes.append(f"the output of cell {index} was cut at the size limit")
+    return row
+
+
+def _duration(seconds: float) -> str:
+    days, rest = divmod(int(seconds), 86400)
+    hours, rest = divmod(rest, 3600)
+    return f"{days} d {hours} h" if days else f"{hours} h {rest // 60} min"
+
+
+# ---- outputs ----------------------------------------------------------------------------
+
+def _feedback(course: Path, rows: list[Row]) -> None:
+    """Annotate each autograded notebook with its verdicts, then nbgrader generate_feedback."""
+    for row in rows:
+        path = course / "autograded" / row.student / row.chapter / f"{row.chapter}.ipynb"
+        if row.score is None or not path.exists():
+            continue
+        nb = nbformat.read(path, as_version=4)
+        for cell in grade_cells(nb):
+            points, most, message = row.exercises.get(cell.metadata.nbgrader.grade_id, (0.0, 0.0, ""))
+            text = f"Graded: {points:g} / {most:g}" + (f" — {message}" if message else " — all checks passed")
+            cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=text + "\n"))
+        nbformat.write(nb, path)
+    for chapter in sorted({r.chapter for r in rows if r.score is not None}):
+        proc = run_nbgrader(["generate_feedback", chapter, "--force", f"--CourseDirectory.root={course}",
+                             f"--CourseDirectory.db_url={_db_url(course)}"], cwd=course)
+        if proc.returncode != 0:
+            for row in rows:
+                if row.chapter == chapter:
+                    row.notes.append("HTML feedback could not be generated (see nbgrader generate_feedback)")
+
+
+def _write_csv(path: Path, rows: list[Row]) -> Path:
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "chapter", "status", "score", "max_score", "timestamp", "late_seconds", "notes"])
+        for r in rows:
+            w.writerow([r.student, r.chapter, r.status, "" if r.score is None else f"{r.score:g}", f"{r.max_score:g}",
+                        r.timestamp, "" if r.late_seconds is None else f"{r.late_seconds:.0f}", "; ".join(r.notes)])
+    os.replace(tmp, path)
+    return path
+
+
+def _write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits, workers: int,
+                  seconds: float) -> Path:
+    lines = ["# Autograde report", ""]
+    if probe.sandboxed:
+        lines.append("Sandbox: **on** (bubblewrap: no network, only the submission's folder writable, "
+                     "solutions and gradebook not visible).")
+    else:
+        lines += ["**WARNING: NO SANDBOX.** Student code ran with the grader's permissions, limited only by "
+                  f"time, memory, CPU and file size. Reason: {probe.reason}", ""]
+    lines.append(f"Process and whole-tree memory limits: {'on (cgroups ' + probe.cgroups + ')' if probe.cgroups else 'off (no writable cgroup here); memory is limited per process'}.")
+    lines.append(f"Limits: {limits.cell_seconds:g} s per cell, {limits.notebook_seconds:g} s per notebook, "
+                 f"{limits.memory_bytes >> 20} MiB memory, {limits.cpu_seconds} s CPU, "
+                 f"{limits.output_bytes_per_cell} bytes of output per cell. Workers: {workers}. "
+                 f"Took {seconds:.1f} s.")
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.status.split(":")[0]] = counts.get(r.status.split(":")[0], 0) + 1
+    lines += ["", "Submissions: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f" ({len(rows)} in all).", ""]
+    lines += ["| student | chapter | score | status | notes |", "| --- | --- | --- | --- | --- |"]
+    for r in rows:
+        score = "—" if r.score is None else f"{r.score:g} / {r.max_score:g}"
+        lines.append(f"| {_md(r.student)} | {r.chapter} | {score} | {_md(r.status)} | {_md('; '.join(r.notes))} |")
+    lines += ["", "## Per exercise", ""]
+    for r in rows:
+        if not r.exercises:
+            continue
+        lines.append(f"- **{_md(r.student)}** ({r.chapter}): " + "; ".join(
+            f"{gid} {p:g}/{m:g}" + (f" ({_md(msg)})" if msg else "") for gid, (p, m, msg) in r.exercises.items()))
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def _md(text: str) -> str:
+    return " ".join(str(text).replace("|", "\\|").split())[:400]
+
+
+class _Progress:
+    """A one-line progress bar on stderr (plain lines when stderr is not a terminal)."""
+
+    def __init__(self, total: int, enabled: bool = True):
+        self.total, self.done_count, self.enabled = total, 0, enabled
+        self.tty = sys.stderr.isatty()
+        self.lock = threading.Lock()
+        self.started = time.monotonic()
+
+    def step(self, label: str) -> None:
+        if not self.enabled:
+            return
+        with self.lock:
+            self.done_count += 1
+            width = 30
+            filled = int(width * self.done_count / max(1, self.total))
+            line = (f"[{'#' * filled}{'.' * (width - filled)}] {self.done_count}/{self.total} "
+                    f"{time.monotonic() - self.started:5.0f} s  {label}")
+            print(("\r" + line[:110].ljust(110)) if self.tty else line, end="" if self.tty else "\n",
+                  file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.enabled and self.tty:
+            print(file=sys.stderr)

@@ -1,0 +1,130 @@
+"""Grade one submission in its own process: prepare, run sandboxed, collect the records.
+
+`python -m grader.grade_one JOB.json` reads the job, writes RESULT.json (and the executed
+notebook) and exits 0 — also when the submission is broken, which the result then says. The
+parent (`grader.autograde`) runs many of these at once, so a crash here costs one submission.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import nbformat
+
+from grader import runner, sandbox
+from grader.course import read_notebook
+from grader.errors import CourseError
+from grader.submission import looks_like, prepare
+from grader.verdict import cell_record
+
+#: Files a submission folder may hold besides the notebook that are copied for its kernel.
+MAX_COPY_BYTES = 64 << 20
+
+
+def grade(job: dict) -> dict:
+    """Run one submission; the result is plain data (see keys below)."""
+    result = {"student": job["student"], "chapter": job["chapter"], "status": "graded", "reason": "",
+              "notes": [], "records": {}, "missing": [], "stopped_at": None, "stopped_cell": None,
+              "timed_out": [], "truncated": [], "seconds": 0.0}
+    source = read_notebook(Path(job["source"]))
+    try:
+        submitted = read_notebook(Path(job["notebook"]))
+    except CourseError as err:
+        result.update(status="failed", reason=str(err).splitlines()[0])
+        return result
+    if not looks_like(submitted, source):
+        others = [ch for ch, path in job.get("other_sources", {}).items() if looks_like(submitted, read_notebook(Path(path)))]
+        if others:
+            result.update(status="failed", reason=f"this is a notebook of {others[0]}, not of {job['chapter']}")
+        else:
+            result.update(status="failed", reason=f"none of {job['chapter']}'s test cells are in this notebook")
+        return result
+    prepared = prepare(submitted, source)
+    result["notes"], result["missing"] = prepared.notes, prepared.missing
+
+    with tempfile.TemporaryDirectory(prefix="jbj-") as tmp:
+        tmp_path = Path(tmp)
+        workdir, control = tmp_path / "w", tmp_path / "c"
+        control.mkdir(mode=0o700)
+        _copy_submission_folder(Path(job["notebook"]).parent, workdir)
+        if job.get("build_cache") and Path(job["build_cache"]).is_dir():
+            shutil.copytree(job["build_cache"], workdir / ".build-cache", dirs_exist_ok=True)
+        os.chmod(workdir, 0o777)
+        limits = sandbox.Limits(**job["limits"])
+        run = runner.run(prepared.nb, workdir, limits, sandboxed=job["sandboxed"], control=control)
+        if job.get("keep_build_cache") and (workdir / ".build-cache").is_dir():
+            shutil.copytree(workdir / ".build-cache", job["keep_build_cache"], dirs_exist_ok=True)
+
+    nb = run.nb
+    result.update(stopped_at=run.stopped_at, timed_out=run.timed_out, truncated=run.truncated,
+                  seconds=round(run.seconds, 2))
+    if run.reason:
+        result["reason"] = run.reason
+        if run.stopped_at is not None:
+            result["stopped_cell"] = _describe(nb.cells[run.stopped_at], run.stopped_at)
+    for index, cell in enumerate(nb.cells):
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in prepared.original_sources and cell.metadata.nbgrader.get("grade"):
+            rec, why = cell_record(cell)
+            if rec is None and run.reason and (run.stopped_at is None or index >= run.stopped_at):
+                why = f"not graded: {run.reason}" + ("" if run.stopped_at is None or index == run.stopped_at
+                                                     else f" in cell {run.stopped_at}, before this one ran")
+            if index in run.timed_out:
+                why = "this cell ran longer than the time limit and was interrupted"
+            result["records"][gid] = {"record": rec, "why": why}
+            # Feedback shows the instructor's cell as written, without the record output.
+            cell.source = prepared.original_sources[gid]
+            cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "display_data"
+                                                           and "application/x.jax-beyond-jnp.record+json" in o.get("data", {}))]
+    out = Path(job["executed"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, out)
+    return result
+
+
+def _copy_submission_folder(src: Path, dst: Path) -> None:
+    """The submission's own folder (notebook and any files beside it), size-capped; symlinks skipped."""
+    dst.mkdir()
+    budget = MAX_COPY_BYTES
+    for path in sorted(src.rglob("*")):
+        if path.is_symlink() or not path.is_file():
+            continue
+        size = path.stat().st_size
+        if size > budget:
+            continue
+        budget -= size
+        target = dst / path.relative_to(src)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    for folder in [dst, *[p for p in dst.rglob("*") if p.is_dir()]]:
+        os.chmod(folder, 0o777)
+
+
+def _describe(cell, index: int) -> str:
+    first = next((line for line in cell.get("source", "").splitlines() if line.strip()), "")
+    return f"cell {index}: {first[:80]}"
+
+
+def main(argv: list[str]) -> int:
+    job_path, result_path = Path(argv[0]), Path(argv[1])
+    job = json.loads(job_path.read_text())
+    try:
+        result = grade(job)
+    except Exception as err:  # never silent: the parent reports this submission as failed, with the reason
+        result = {"student": job.get("student"), "chapter": job.get("chapter"), "status": "failed",
+                  "reason": f"the grader failed on this submission ({type(err).__name__}: {str(err)[:300]})",
+                  "trace": traceback.format_exc()[-4000:]}
+    tmp = result_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result))
+    os.replace(tmp, result_path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,186 @@
+"""Run one notebook in a fresh (sandboxed) kernel under time and output limits, losing nothing.
+
+Whatever the notebook does — loops forever, ignores interrupts, prints gigabytes, kills its
+kernel — `run` returns: the cells that finished keep their outputs, and `RunResult` says which
+cell stopped the run and why.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import DeadKernelError
+
+from grader import record, sandbox
+
+KERNEL_NAME = "jbj-grading"
+
+#: After a cell's time is up the kernel is interrupted; if it is still busy this much later, it is stopped.
+GRACE_SECONDS = 5.0
+
+
+@dataclass
+class RunResult:
+    nb: nbformat.NotebookNode
+    stopped_at: int | None = None  # index of the cell running when the kernel died or was stopped
+    reason: str = ""  # why the run stopped early ("" when every cell ran)
+    timed_out: list[int] = field(default_factory=list)  # cells interrupted for running too long
+    truncated: list[int] = field(default_factory=list)  # cells whose output was cut
+    seconds: float = 0.0
+
+
+class _LimitedClient(NotebookClient):
+    """nbclient, keeping at most `output_limit` bytes of output per cell (records aside)."""
+
+    def __init__(self, *args, output_limit: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.output_limit = output_limit
+        self.used: dict[int, int] = {}
+        self.truncated: set[int] = set()
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content", {})
+        if msg["msg_type"] == "display_data" and record.MIME in content.get("data", {}):
+            return super().output(outs, msg, display_id, cell_index)
+        if msg["msg_type"] == "error":
+            # Always kept, but bounded: a traceback's last lines, each cut short.
+            content["evalue"] = str(content.get("evalue", ""))[:2000]
+            content["traceback"] = [str(line)[:2000] for line in content.get("traceback", [])[-30:]]
+            return super().output(outs, msg, display_id, cell_index)
+        if msg["msg_type"] == "stream":
+            size = len(content.get("text", "").encode("utf-8", "replace"))
+        else:
+            size = len(json.dumps(content, default=str))
+        used = self.used.get(cell_index, 0)
+        room = self.output_limit - used
+        if size <= room:
+            self.used[cell_index] = used + size
+            return super().output(outs, msg, display_id, cell_index)
+        if cell_index not in self.truncated:
+            self.truncated.add(cell_index)
+            self.used[cell_index] = self.output_limit
+            if msg["msg_type"] == "stream" and room > 0:
+                content["text"] = content["text"].encode("utf-8", "replace")[:room].decode("utf-8", "ignore")
+                super().output(outs, msg, display_id, cell_index)
+            outs.append(nbformat.v4.new_output(
+                "stream", name="stdout",
+                text=f"\n[output cut: this cell printed more than {self.output_limit} bytes]\n"))
+        return None
+
+
+def _kernel_spec_dir(base: Path, config: Path) -> Path:
+    spec = base / "kernels" / KERNEL_NAME
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": sandbox.launcher_argv(config) + [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (grading)", "language": "python",
+        # Signals would reach bubblewrap, not the kernel: interrupt with a message instead.
+        "interrupt_mode": "message",
+    }))
+    return spec.parent
+
+
+def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, sandboxed: bool,
+        control: Path) -> RunResult:
+    """Execute `nb` (in place) with `workdir` as the kernel's only writable folder.
+
+    `control` is a private folder of the grader's for the kernelspec and launch settings.
+    """
+    config = control / "launch.json"
+    cgroups = sandbox.make_cgroups(f"jbj-{os.getpid()}-{time.monotonic_ns()}", limits)
+    sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=sandboxed, cgroups=cgroups)
+    ksm = KernelSpecManager(kernel_dirs=[str(_kernel_spec_dir(control, config))])
+    km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ksm, transport="ipc")
+    runtime = workdir / ".kernel"
+    runtime.mkdir(exist_ok=True)
+    km.ip = str(runtime / "s")
+    km.connection_file = str(runtime / "connection.json")
+
+    client = _LimitedClient(nb, km=km, timeout=int(limits.cell_seconds), interrupt_on_timeout=True,
+                            allow_errors=True, record_timing=False, iopub_timeout=10,
+                            output_limit=limits.output_bytes_per_cell,
+                            resources={"metadata": {"path": str(workdir)}})
+    result = RunResult(nb)
+    current = {"index": None, "since": None}
+    stop = threading.Event()
+    started = time.monotonic()
+
+    def on_cell_execute(cell, cell_index):
+        current["index"], current["since"] = cell_index, time.monotonic()
+
+    def on_cell_executed(cell, cell_index, execute_reply):
+        current["index"], current["since"] = None, None
+        if (execute_reply or {}).get("content", {}).get("ename") == "KeyboardInterrupt":
+            result.timed_out.append(cell_index)
+
+    client.on_cell_execute = on_cell_execute
+    client.on_cell_executed = on_cell_executed
+
+    def kill(reason: str) -> None:
+        if result.reason:
+            return
+        result.reason, result.stopped_at = reason, current["index"]
+        process = getattr(getattr(km, "provisioner", None), "process", None)
+        if process is not None:
+            try:
+                os.kill(process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        sandbox.remove_cgroups(cgroups)
+
+    def watchdog() -> None:
+        while not stop.wait(0.25):
+            now = time.monotonic()
+            if now - started > limits.notebook_seconds:
+                kill(f"the notebook ran longer than its {limits.notebook_seconds:g} s limit")
+            elif current["since"] is not None and now - current["since"] > limits.cell_seconds + GRACE_SECONDS:
+                kill(f"cell {current['index']} ran longer than {limits.cell_seconds:g} s and ignored the interrupt")
+
+    guard = threading.Thread(target=watchdog, daemon=True)
+    guard.start()
+    try:
+        client.execute(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except DeadKernelError:
+        if not result.reason:
+            result.stopped_at = current["index"]
+            result.reason = _death_reason(km, limits)
+    except Exception as err:  # a failure of the kernel machinery itself: still a result, with the reason
+        if not result.reason:
+            result.stopped_at = current["index"]
+            result.reason = f"the kernel could not run the notebook ({type(err).__name__}: {str(err)[:200]})"
+    finally:
+        stop.set()
+        guard.join()
+        sandbox.remove_cgroups(cgroups)
+    result.truncated = sorted(client.truncated)
+    result.seconds = time.monotonic() - started
+    return result
+
+
+def _death_reason(km, limits: sandbox.Limits) -> str:
+    process = getattr(getattr(km, "provisioner", None), "process", None)
+    code = process.poll() if process is not None else None
+    if code is not None and code > 128:  # bubblewrap reports a signal as 128 + its number
+        code = -(code - 128)
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+        if name == "SIGXCPU":
+            return f"the kernel used more than {limits.cpu_seconds} s of CPU time"
+        if name == "SIGKILL":
+            return "the kernel was killed (out of memory, or too many processes)"
+        return f"the kernel crashed with {name} (a fault in native code, such as a segfault in C++)"
+    if code is not None:
+        return f"the kernel exited with status {code} (os._exit or sys.exit from a C extension)"
+    return "the kernel died"

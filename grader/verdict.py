@@ -1,0 +1,202 @@
+"""Verdicts made outside the learner's process: strip expected values, then compare records.
+
+A test cell is graded in two halves. In the learner's kernel it runs with every expected value
+removed (`strip_expected`), so the right answers are never in that process, and its checks only
+record what the learner's code returned (`grader.record`). Here, in the grader's own process,
+`judge` compares that record with the one the reference solution produced on the same inputs,
+check by check, with the reference's tolerances. Nothing the learner's code patched in its
+kernel (assert functions, `__eq__`, IPython hooks, stderr) takes part in the comparison.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from grader import checks, record
+from grader.errors import CourseError
+
+#: checks.<name>(...) calls whose expected value is removed, by position and keyword.
+EXPECTED_ARGUMENTS = {"close": (1, "expected"), "equal": (1, "expected"), "answers": (None, "key")}
+
+
+class _StripExpected(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "checks":
+            position, keyword = EXPECTED_ARGUMENTS.get(func.attr, (None, None))
+            if position is not None and len(node.args) > position:
+                node.args[position] = ast.Constant(None)
+            for kw in node.keywords:
+                if kw.arg == keyword:
+                    kw.value = ast.Constant(None)
+        return node
+
+
+def strip_expected(source: str) -> str:
+    """The test cell `source` with every expected value replaced by None.
+
+    Expected values are the second argument of `checks.close` and `checks.equal` and the `key=`
+    of `checks.answers` (see CONTRIBUTING.md, "How a test cell is written").
+    """
+    tree = ast.parse(source)
+    return ast.unparse(ast.fix_missing_locations(_StripExpected().visit(tree)))
+
+
+def cell_record(cell) -> tuple[dict | None, str]:
+    """The one record a graded cell sent out, and "" — or None and why there is none."""
+    found = [out["data"][record.MIME] for out in cell.get("outputs", [])
+             if out.get("output_type") == "display_data" and record.MIME in out.get("data", {})]
+    if len(found) > 1:
+        return None, f"the cell sent {len(found)} results instead of one (something in the notebook imitates the checks)"
+    if not found:
+        return None, "the cell did not get as far as reporting a result"
+    return found[0], ""
+
+
+@dataclass
+class Verdict:
+    passed: bool
+    message: str  # "" when passed; otherwise one or two lines a learner can act on
+
+
+def judge(label: str, reference: dict, student: dict | None, why_missing: str = "") -> Verdict:
+    """Compare a learner's record of one test cell with the reference's, check by check."""
+    if reference is None or reference.get("end") != "ok":
+        raise CourseError(f"{label}: the reference solution did not pass its own checks "
+                          f"({(reference or {}).get('end', 'no record')}); fix solutions/ before grading")
+    if student is None:
+        return Verdict(False, f"{label}: {why_missing or 'no result was recorded'}")
+    try:
+        return _judge(label, reference, student)
+    except (KeyError, TypeError, ValueError) as err:
+        return Verdict(False, f"{label}: the recorded result is malformed ({type(err).__name__}), so it scores 0")
+
+
+def _judge(label: str, reference: dict, student: dict) -> Verdict:
+    ref_checks, got_checks = reference["checks"], student["checks"]
+    for index, ref in enumerate(ref_checks):
+        if index >= len(got_checks):
+            return Verdict(False, _stopped(label, student, index, len(ref_checks)))
+        got = got_checks[index]
+        if got.get("kind") != ref["kind"]:
+            return Verdict(False, f"{label}: check {index + 1} ran a different check than expected "
+                                  "(the test cell was changed or skipped)")
+        failure = _compare(label, ref, got)
+        if failure:
+            return Verdict(False, failure)
+    if len(got_checks) > len(ref_checks):
+        return Verdict(False, f"{label}: {len(got_checks)} checks ran instead of {len(ref_checks)}")
+    if student.get("end") != "ok":
+        return Verdict(False, _stopped(label, student, len(ref_checks), len(ref_checks)))
+    return Verdict(True, "")
+
+
+def _stopped(label: str, student: dict, index: int, total: int) -> str:
+    end, detail = student.get("end"), str(student.get("detail", ""))
+    first = detail.strip().splitlines()[0][:200] if detail.strip() else ""
+    if end == "not_answered":
+        return f"{label} is not answered yet"
+    if end == "crashed":
+        return f"{label}: your code raised {first} (after {index} of {total} checks)"
+    return f"{label}: stopped after {index} of {total} checks" + (f": {first}" if first else "")
+
+
+def _compare(label: str, ref: dict, got: dict) -> str:
+    """"" when the learner's value matches the reference's under the check's rule, else why not."""
+    kind = ref["kind"]
+    what = ref.get("what", "")
+    if kind == "true":
+        if record.decode(got["got"]) is True:
+            return ""
+        return f"{label}: {got.get('message') or ref.get('message')}" + (f"\nhint: {ref['hint']}" if ref.get("hint") else "")
+    if kind == "answers":
+        expected, given = record.decode(ref["got"]), record.decode(got["got"])
+        wrong = [name for name, right in expected.items()
+                 if type(given.get(name)) is not str or given[name].strip().lower() != right.strip().lower()]
+        return f"{label}: {len(wrong)} of {len(expected)} answers are wrong: {', '.join(wrong)}" if wrong else ""
+    if kind == "raises":
+        raised = record.decode(got["got"])
+        error, match = ref["error"], ref.get("match")
+        short = error.rsplit(".", 1)[-1]
+        if raised is None:
+            return f"{label}: {what}: expected {short}, but nothing was raised"
+        if error not in raised["types"]:
+            return f"{label}: {what}: expected {short}, got {raised['types'][0].rsplit('.', 1)[-1]}"
+        if match is not None and match not in raised["message"]:
+            return f"{label}: {what}: raised {short} as expected, but its message lacks {match!r}"
+        return ""
+    expected, value = _plain(record.decode(ref["got"])), _plain(record.decode(got["got"]))
+    checks._active.append({"label": label, "count": 0, "records": []})
+    try:
+        if kind == "close":
+            checks.close(value, expected, what=what, rtol=ref["rtol"], atol=ref["atol"], dtype=ref["dtype"],
+                         hint=ref.get("hint"))
+        elif kind == "equal":
+            checks.equal(value, expected, what=what, hint=ref.get("hint"))
+        else:
+            return f"{label}: unknown check {kind!r}"
+    except checks.CheckFailed as err:
+        return str(err)
+    finally:
+        checks._active.pop()
+    return ""
+
+
+class _Opaque:
+    """An object recorded by its type's name only: equal to nothing, shown by that name."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name.rsplit('.', 1)[-1]} object>"
+
+
+def _plain(value: Any) -> Any:
+    """Decoded record values as the checks compare them: arrays as NumPy arrays, opaque objects
+    as placeholders, type and tree-structure names as text with their own type."""
+    if isinstance(value, record.Tagged):
+        if value.kind in ("ndarray", "jax"):
+            return np.asarray(value.value) if value.kind == "ndarray" else _JaxLike(value.value)
+        if value.kind == "scalar":
+            return value.value
+        if value.kind == "other":
+            return _Opaque(value.value)
+        return _Named(value.kind, value.value)
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+class _JaxLike(np.ndarray):
+    """A JAX array's values on the grader's side: its own type, so `equal` tells it from NumPy."""
+
+    def __new__(cls, array: np.ndarray):
+        return np.asarray(array).view(cls)
+
+
+_JaxLike.__name__ = _JaxLike.__qualname__ = "jax.Array"  # how `equal` names it in a message
+
+
+class _Named:
+    """A type, dtype or tree structure recorded by name."""
+
+    def __init__(self, kind: str, name: str):
+        self.kind, self.name = kind, name
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Named and (other.kind, other.name) == (self.kind, self.name)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return self.name
