@@ -10,10 +10,12 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 LAB_ARGS ?=
 # Extra arguments for pytest, e.g. make test PYTEST_ARGS="-k build".
 PYTEST_ARGS ?=
+# Extra arguments for grader autograde, e.g. make grade GRADE_ARGS="01_numpy_interop --from class.zip".
+GRADE_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test release bench venv clean-venv
+.PHONY: lab test release grade sandbox bench venv clean-venv
 
 # The environment is built once and rebuilt when the pins or the package description change.
 $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
@@ -32,11 +34,19 @@ venv: $(VENV)/.installed
 lab: $(VENV)/.installed
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(VENV)/.installed
+test: $(VENV)/.installed sandbox
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 release: $(VENV)/.installed
 	$(BIN)/grader release
+
+# Installs bubblewrap (Debian/Ubuntu) when missing; grading without it warns and uses limits only.
+sandbox:
+	@tools/install-sandbox || echo "make: no sandbox available; grading will use resource limits only" >&2
+
+# Grades submitted/ (or GRADE_ARGS="--from download.zip") into gradebook.db, grades.csv, feedback/.
+grade: $(VENV)/.installed sandbox
+	$(BIN)/grader autograde $(GRADE_ARGS)
 
 # Speed is measured here, never in a pass/fail test; the report goes to bench/REPORT.md.
 bench: $(VENV)/.installed

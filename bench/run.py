@@ -56,12 +56,43 @@ def check_times(repeats: int) -> dict[str, list[float]]:
     return runs
 
 
+def grading_section(result: dict) -> list[str]:
+    med = statistics.median
+    walls, per = result["walls"], result["per_submission"]
+    ratio = med(walls["nbgrader"]) / med(walls["grader"])
+    return [
+        f"## Grading a class: {autograde_bench.STUDENTS} submissions of {autograde_bench.CHAPTER}",
+        "",
+        autograde_bench.__doc__.split("\n\n", 1)[1].strip().replace("\n", " "),
+        "",
+        "| command | runs | median wall time | all runs |",
+        "| --- | --- | --- | --- |",
+        *(f"| {name} | {len(t)} | {med(t):.1f} s | {', '.join(f'{x:.1f}' for x in t)} |"
+          for name, t in (("nbgrader autograde (sequential, unsandboxed)", walls["nbgrader"]),
+                          ("grader autograde (parallel, sandboxed)", walls["grader"]),
+                          ("grader autograde --no-sandbox", walls["grader-no-sandbox"]))),
+        "",
+        f"`grader autograde` with the sandbox on is **{ratio:.2f}x** faster than sequential `nbgrader autograde` "
+        f"(ratio of medians). Outcomes seen: {', '.join(result['statuses'])}.",
+        "",
+        f"Per-submission time in the kernel (start to last cell), median over all submissions: "
+        f"{med(per['on']):.2f} s sandboxed vs {med(per['off']):.2f} s with limits only: the sandbox adds "
+        f"{med(per['on']) - med(per['off']):+.2f} s per submission.",
+        "",
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="runs per measurement (default 5)")
+    parser.add_argument("--class-repeats", type=int, default=3,
+                        help="runs of the class-grading comparison (default 3; each grades 3 x 20 notebooks)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "REPORT.md", help="report file")
     args = parser.parse_args()
 
+    import autograde_bench
+
+    grading = autograde_bench.run(args.class_repeats)
     cold, cached = build_cold_vs_cached(args.repeats)
     checks = check_times(max(1, args.repeats // 2))
     med = statistics.median
@@ -86,6 +117,7 @@ def main() -> int:
         "| --- | --- | --- |",
         *(f"| {kind} | {len(t)} | {med(t):.1f} s |" for kind, t in checks.items()),
         "",
+        *grading_section(grading),
     ]
     args.out.write_text("\n".join(lines))
     print("\n".join(lines))

@@ -67,7 +67,8 @@ class Summary:
 
 def autograde(course: Path, chapters: list[str] | None = None, *, workers: int | None = None,
               limits: sandbox.Limits = sandbox.Limits(), students: list[str] | None = None,
-              require_sandbox: bool = False, feedback: bool = True, progress: bool = True) -> Summary:
+              require_sandbox: bool = False, use_sandbox: bool = True, feedback: bool = True,
+              progress: bool = True) -> Summary:
     """Grade what is in `course`/submitted (for `chapters`, default: every chapter with submissions)."""
     started = time.monotonic()
     course = Path(course).resolve()
@@ -84,6 +85,8 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     probe = sandbox.probe()
     if require_sandbox and not probe.sandboxed:
         raise CourseError(f"no sandbox can be made here: {probe.reason}")
+    if not use_sandbox:
+        probe = sandbox.Probe(False, "turned off with --no-sandbox", probe.cgroups)
     workers = max(1, workers or os.cpu_count() or 1)
 
     found = _discover(submitted, known, chapters, students)

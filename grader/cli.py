@@ -58,7 +58,8 @@ def _autograde(args: argparse.Namespace) -> int:
     limits = Limits(cell_seconds=args.cell_timeout, notebook_seconds=args.notebook_timeout,
                     memory_bytes=args.memory_mb << 20)
     summary = autograde(course, args.chapters or None, workers=args.workers, limits=limits,
-                        students=args.student or None, require_sandbox=args.require_sandbox)
+                        students=args.student or None, require_sandbox=args.require_sandbox,
+                        use_sandbox=not args.no_sandbox, feedback=not args.no_feedback)
     if not summary.sandboxed:
         print(f"WARNING: graded WITHOUT a sandbox: {summary.sandbox_reason}", file=sys.stderr)
     counts: dict[str, int] = {}
@@ -107,6 +108,9 @@ def parser() -> argparse.ArgumentParser:
     auto.add_argument("--memory-mb", type=int, default=4096, help="memory per kernel in MiB (default: 4096)")
     auto.add_argument("--require-sandbox", action="store_true",
                       help="refuse to grade when no sandbox can be made, instead of warning")
+    auto.add_argument("--no-sandbox", action="store_true",
+                      help="run kernels with resource limits only (to measure the sandbox's cost; not for a class)")
+    auto.add_argument("--no-feedback", action="store_true", help="skip writing HTML feedback")
     auto.set_defaults(run=_autograde)
     return p
 

@@ -64,6 +64,9 @@ def grade(job: dict) -> dict:
     nb = run.nb
     result.update(stopped_at=run.stopped_at, timed_out=run.timed_out, truncated=run.truncated,
                   seconds=round(run.seconds, 2))
+    for index in run.timed_out:
+        result["notes"].append(f"{_describe(nb.cells[index], index)} ran longer than the time limit "
+                               f"({limits.cell_seconds:g} s) and was interrupted")
     if run.reason:
         result["reason"] = run.reason
         if run.stopped_at is not None:

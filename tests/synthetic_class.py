@@ -1,0 +1,194 @@
+"""A synthetic class of 00_start_here submissions: honest, broken and hostile, each with the outcome
+the autograder must give it.
+
+`build(course)` writes them into `course`/submitted (and an LMS-style zip beside it), and returns
+`EXPECTED`: student -> (score or None, status prefix, words that must appear in the row's status,
+notes or per-exercise messages). Chapter 00 has four graded cells of 2 points: ex1 (sum_of_squares),
+ex2 (make_scaled), ex3 (make_cube, C++), quiz.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import zipfile
+from pathlib import Path
+
+import nbformat
+
+from grader.course import learner_path, solution_path
+from wrong_answers import wrong_answers
+
+CHAPTER = "00_start_here"
+DUE = "2026-01-10 12:00:00 UTC"
+ON_TIME = "2026-01-09 08:00:00.000000 UTC"
+
+# What patching the checks would do in a kernel that trusted them: everything passes.
+PATCH_CHECKS = """
+import numpy as np
+from grader import checks
+np.testing.assert_allclose = lambda *a, **k: None
+for _name in ("close", "equal", "true", "answers"):
+    setattr(checks, _name, lambda *a, **k: None)
+"""
+
+ALWAYS_EQUAL = """
+class Anything:
+    shape, dtype = (), np.dtype("float32")
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    def __array__(self, dtype=None, copy=None): return np.asarray(14.0, np.float32)
+def sum_of_squares(x):
+    return Anything()
+"""
+
+SNOOP = """
+import os, subprocess, urllib.request
+found = {}
+for path in ("{root}/solutions/00_start_here/00_start_here.ipynb", "{course}/gradebook.db",
+             "{course}/submitted", "{course}/solutions/00_start_here/00_start_here.ipynb"):
+    try:
+        open(path, "rb").read(10)
+        found[path] = "READ"
+    except OSError as err:
+        found[path] = type(err).__name__
+try:
+    urllib.request.urlopen("http://pypi.org", timeout=3)
+    found["network"] = "REACHED"
+except Exception as err:
+    found["network"] = type(err).__name__
+found["shell"] = subprocess.run("ls {course}", shell=True, capture_output=True, text=True).returncode
+print("SNOOP", sorted(found.items()))
+def sum_of_squares(x):
+    return jnp.sum(x) ** 2
+"""
+
+
+def _nb(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def _set(nb, grade_id: str, source: str) -> None:
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    cell.source = source
+
+
+def _cell(nb, grade_id: str):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def _all_wrong(nb) -> None:
+    for gid, source in wrong_answers(CHAPTER).items():
+        _set(nb, gid, source)
+
+
+def build(course: Path, root: Path) -> dict[str, tuple]:
+    """Write the class into `course`/submitted and `course`/lms.zip; return the expected outcomes."""
+    solved = _nb(solution_path(CHAPTER, root))
+    blank = _nb(learner_path(CHAPTER, root))
+    wrong = copy.deepcopy(solved)
+    _all_wrong(wrong)
+    wrong_src = wrong_answers(CHAPTER)
+    subs: dict[str, object] = {}
+    expected: dict[str, tuple] = {}
+
+    def add(student, nb, score, status="graded", words=(), timestamp=ON_TIME):
+        subs[student] = (nb, timestamp)
+        expected[student] = (score, status, tuple(words))
+
+    def edited(edit, base=solved):
+        nb = copy.deepcopy(base)
+        edit(nb)
+        return nb
+
+    add("correct", solved, 8)
+    add("blank", blank, 0, words=["not answered yet"])
+    add("wrong", wrong, 0)
+    add("partial", edited(lambda nb: _set(nb, "ex1_answer", wrong_src["ex1_answer"])), 6)
+    add("loop", edited(lambda nb: _set(nb, "ex2_answer", "while True:\n    pass\n")), 6,
+        words=["ran longer than the time limit"])
+    add("sigint-proof-loop", edited(lambda nb: _set(nb, "ex2_answer",
+        "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass\n")), 2,
+        status="incomplete", words=["ignored the interrupt"])
+    add("memory-bomb", edited(lambda nb: _set(nb, "ex2_answer",
+        "hog = []\nwhile True:\n    hog.append(np.ones(1 << 27))\n")), 6)
+    add("many-lines", edited(lambda nb: _set(nb, "ex1_answer",
+        "for i in range(200_000):\n    print(i)\n" + _cell(solved, "ex1_answer").source)), 8,
+        words=["was cut at the size limit"])
+    add("huge-line", edited(lambda nb: _set(nb, "ex1_answer",
+        "print('x' * 50_000_000)\n" + _cell(solved, "ex1_answer").source)), 8, words=["was cut at the size limit"])
+    add("very-late", solved, 8, words=["late by 30 d"], timestamp="2026-02-09 12:00:00.000000 UTC")
+    add("no-timestamp", solved, 8, words=["no timestamp.txt"], timestamp=None)
+    add("garbage-timestamp", solved, 8, words=["timestamp.txt is unreadable"], timestamp="the day after tomorrow")
+
+    def duplicate(nb):
+        index = nb.cells.index(_cell(nb, "ex1_test"))
+        nb.cells.insert(index + 1, copy.deepcopy(nb.cells[index]))
+        nb.cells[index + 1]["id"] = "dup-of-ex1"
+    add("duplicate-test-cell", edited(duplicate), 8, words=["a duplicate of its test cell was removed"])
+    add("patched-asserts", edited(lambda nb: _set(nb, "ex1_answer", PATCH_CHECKS + wrong_src["ex1_answer"]), wrong), 0)
+    add("always-equal", edited(lambda nb: _set(nb, "ex1_answer", ALWAYS_EQUAL), wrong), 0)
+    add("input-transformer", edited(lambda nb: _set(nb, "ex1_answer",
+        "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])\n"), wrong), 0)
+    add("stderr-to-stdout", edited(lambda nb: _set(nb, "ex1_answer",
+        "import sys\nsys.stderr = sys.stdout\n" + wrong_src["ex1_answer"]), wrong), 0)
+    add("snoop", edited(lambda nb: _set(nb, "ex1_answer",
+        SNOOP.replace("{root}", str(root)).replace("{course}", str(course))), wrong), 0)
+    add("segfault", edited(lambda nb: _set(nb, "ex3_answer", "import ctypes\nctypes.string_at(0)\n")), 4,
+        status="incomplete", words=["SIGSEGV"])
+    add("os-exit", edited(lambda nb: _set(nb, "quiz_answer", "import os\nos._exit(3)\n")), 6,
+        status="incomplete", words=["exited with status 3"])
+    add("warning-in-test", edited(lambda nb: _set(nb, "ex1_answer",
+        "import warnings\ndef sum_of_squares(x):\n    warnings.warn('this is fine')\n    return jnp.sum(jnp.square(x))\n")), 8)
+
+    def empty_test(nb):
+        _set(nb, "ex2_test", '"""Exercise 2"""\nprint("fine")\n')
+        _set(nb, "ex2_answer", wrong_src["ex2_answer"])
+    add("edited-test-cell", edited(empty_test), 6, words=["its test cell had been edited"])
+    add("deleted-test-cell", edited(lambda nb: nb.cells.remove(_cell(nb, "ex3_test"))), 6,
+        words=["its test cell was deleted"])
+
+    def retype(nb):
+        cell = _cell(nb, "ex1_test")
+        cell["cell_type"] = "markdown"
+        cell.pop("outputs", None)
+        cell.pop("execution_count", None)
+    add("retyped-test-cell", edited(retype), 8, words=["had been turned into markdown"])
+    add("changed-points", edited(lambda nb: _cell(nb, "ex1_test").metadata.nbgrader.__setitem__("points", 100)), 8,
+        words=["the points in its metadata had been changed"])
+    add("changed-kernelspec", edited(lambda nb: nb.metadata.__setitem__(
+        "kernelspec", {"name": "evil", "display_name": "Evil", "language": "python"})), 8, words=["kernelspec changed"])
+
+    for student, (nb, timestamp) in subs.items():
+        folder = course / "submitted" / student / CHAPTER
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / f"{CHAPTER}.ipynb")
+        if timestamp is not None:
+            (folder / "timestamp.txt").write_text(timestamp)
+
+    def raw(student, name, text, status_words, timestamp=ON_TIME):
+        folder = course / "submitted" / student / CHAPTER
+        folder.mkdir(parents=True)
+        (folder / name).write_text(text)
+        (folder / "timestamp.txt").write_text(timestamp)
+        expected[student] = (None, "failed", tuple(status_words))
+
+    raw("malformed-json", f"{CHAPTER}.ipynb", '{"cells": [', ["is not valid notebook JSON"])
+    raw("wrong-schema", f"{CHAPTER}.ipynb", json.dumps({"cells": 3, "nbformat": 4, "nbformat_minor": 5, "metadata": {}}),
+        ["does not follow the notebook format"])
+    raw("wrong-chapter", f"{CHAPTER}.ipynb", solution_path("01_numpy_interop", root).read_text(),
+        ["this is a notebook of 01_numpy_interop"])
+    raw("misnamed", "my_homework.ipynb", solved_text(solved), ["no 00_start_here.ipynb", "my_homework.ipynb"])
+
+    # Two students from an LMS download (Canvas-style names), imported with --from.
+    with zipfile.ZipFile(course / "lms.zip", "w") as archive:
+        archive.writestr(f"smithjane_12345_67890_{CHAPTER}.ipynb", solved_text(solved))
+        archive.writestr(f"doejohn_late_23456_78901_{CHAPTER}.ipynb", solved_text(wrong))
+        archive.writestr("readme.txt", "not a notebook")
+    expected["smithjane"] = (8, "graded", ())
+    expected["doejohn"] = (0, "graded", ())
+    return expected
+
+
+def solved_text(nb) -> str:
+    return nbformat.writes(nb)

@@ -1,0 +1,134 @@
+"""grader autograde on a synthetic class: every submission accounted for, hostile ones earn nothing.
+
+The class (tests/synthetic_class.py) is graded once, through the command line as an instructor
+would run it, with short time limits; each test then checks one outcome.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import synthetic_class
+from conftest import ROOT
+from grader import sandbox
+from grader.course import run_nbgrader
+
+CHEATS = ["patched-asserts", "always-equal", "input-transformer", "stderr-to-stdout", "snoop"]
+
+
+def _tree_digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(folder)).encode() + path.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course = tmp_path_factory.mktemp("class")
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    shutil.copytree(ROOT / "solutions", course / "solutions")
+    expected = synthetic_class.build(course, ROOT)
+    # The instructor set a due date; nbgrader creates the gradebook with `alembic` from PATH.
+    run_nbgrader(["db", "assignment", "add", synthetic_class.CHAPTER, f"--duedate={synthetic_class.DUE}",
+                  f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}"],
+                 cwd=course)
+    submitted_before = _tree_digest(course / "submitted" / "correct")
+    proc = subprocess.run([sys.executable, "-m", "grader", "autograde", "--course", str(course),
+                           "--from", str(course / "lms.zip"), "--cell-timeout", "10", "--notebook-timeout", "300",
+                           "--memory-mb", "2048"], capture_output=True, text=True, timeout=3600)
+    with open(course / "grades.csv", newline="") as f:
+        rows = {row["student"]: row for row in csv.DictReader(f)} if proc.returncode == 0 else {}
+    return {"course": course, "expected": expected, "proc": proc, "rows": rows,
+            "submitted_before": submitted_before}
+
+
+pytestmark = pytest.mark.slow
+
+
+def test_the_batch_finishes_with_a_row_for_every_submission(graded):
+    """Does the whole class grade in one run, exit 0, and give each submission exactly one row?"""
+    proc = graded["proc"]
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert set(graded["rows"]) == set(graded["expected"]), set(graded["rows"]) ^ set(graded["expected"])
+    assert f"{len(graded['expected'])} submissions:" in proc.stdout
+
+
+def _outcome_test(student: str):
+    def test(graded):
+        row = graded["rows"][student]
+        score, status, words = graded["expected"][student]
+        text = " ".join([row["status"], row["notes"], _exercise_messages(graded["course"], student)])
+        assert row["status"].split(":")[0] == status, row
+        assert (row["score"] == "") if score is None else (float(row["score"]) == score), row
+        for word in words:
+            assert word in text, (word, text[:1500])
+    test.__doc__ = f"Does {student!r} get exactly its expected score, status and reason?"
+    return test
+
+
+def _exercise_messages(course: Path, student: str) -> str:
+    report = (course / "autograde-report.md").read_text()
+    return " ".join(line for line in report.splitlines() if line.startswith(f"- **{student}**"))
+
+
+EXPECTED_STUDENTS = [
+    "correct", "blank", "wrong", "partial", "loop", "sigint-proof-loop", "memory-bomb", "many-lines", "huge-line",
+    "very-late", "no-timestamp", "garbage-timestamp", "duplicate-test-cell", "patched-asserts", "always-equal",
+    "input-transformer", "stderr-to-stdout", "snoop", "segfault", "os-exit", "warning-in-test", "edited-test-cell",
+    "deleted-test-cell", "retyped-test-cell", "changed-points", "changed-kernelspec", "malformed-json",
+    "wrong-schema", "wrong-chapter", "misnamed", "smithjane", "doejohn",
+]
+for _student in EXPECTED_STUDENTS:
+    globals()[f"test_outcome_of_{_student.replace('-', '_')}"] = _outcome_test(_student)
+
+
+def test_every_kind_of_submission_is_in_the_class(graded):
+    """Does the synthetic class hold exactly the kinds of submission listed here?"""
+    assert sorted(graded["expected"]) == sorted(EXPECTED_STUDENTS)
+
+
+def test_no_cheat_scores_above_an_honest_wrong_answer(graded):
+    """Do patched asserts, an always-equal object, an input transformer, stderr tricks and snooping earn nothing?"""
+    honest = float(graded["rows"]["wrong"]["score"])
+    for student in CHEATS:
+        assert float(graded["rows"][student]["score"]) <= honest, graded["rows"][student]
+
+
+def test_student_code_cannot_see_solutions_the_gradebook_or_the_network(graded):
+    """In the sandbox, do reads of solutions/, gradebook.db and other submissions fail, and the network too?"""
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    nb = (graded["course"] / "autograded" / "snoop" / "00_start_here" / "00_start_here.ipynb").read_text()
+    line = next(part for part in nb.split("\\n") if "SNOOP" in part)
+    assert "READ" not in line and "REACHED" not in line, line
+    assert line.count("FileNotFoundError") + line.count("PermissionError") == 4, line
+
+
+def test_submissions_are_never_modified(graded):
+    """Is a submission folder byte for byte the same after grading?"""
+    assert _tree_digest(graded["course"] / "submitted" / "correct") == graded["submitted_before"]
+
+
+def test_gradebook_feedback_and_report_agree_with_grades_csv(graded):
+    """Does the nbgrader gradebook hold each graded score, with HTML feedback and a report line per student?"""
+    from nbgrader.api import Gradebook
+
+    course, rows = graded["course"], graded["rows"]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        scores = {s.student_id: s.score for s in gb.assignment_submissions(synthetic_class.CHAPTER)}
+    for student, row in rows.items():
+        if row["score"]:
+            assert scores[student] == float(row["score"]), student
+            assert (course / "feedback" / student / "00_start_here" / "00_start_here.html").exists(), student
+    report = (course / "autograde-report.md").read_text()
+    assert all(f"| {student} |" in report.replace("\\-", "-") for student in rows)
+    assert ("Sandbox: **on**" in report) == sandbox.probe().sandboxed

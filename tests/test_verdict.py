@@ -1,0 +1,119 @@
+"""Verdicts outside the kernel: expected values stripped from test cells, records compared in the grader."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+import pytest
+
+from grader import checks, record
+from grader.verdict import judge, strip_expected
+
+
+def test_strip_expected_removes_every_expected_value():
+    """Are the expected values of close, equal and answers gone from the cell, and nothing else?"""
+    source = ('with checks.exercise(1, "f"):\n'
+              '    checks.close(f(x), np.sum(x ** 2), what="f(x)", rtol=1e-3)\n'
+              '    checks.equal(g(2), 8.0, what="g(2)")\n'
+              '    checks.true(h(x) is not x, "h copies")\n'
+              '    checks.answers({"q1": q1}, key={"q1": "b"})\n')
+    stripped = strip_expected(source)
+    assert "np.sum" not in stripped and "8.0" not in stripped and "'b'" not in stripped
+    assert "f(x)" in stripped and "g(2)" in stripped and "h(x) is not x" in stripped and "rtol=0.001" in stripped
+    calls = [n for n in ast.walk(ast.parse(stripped)) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") in ("close", "equal")]
+    assert all(isinstance(c.args[1], ast.Constant) and c.args[1].value is None for c in calls)
+
+
+def _record(kind, got, **details):
+    return {"kind": kind, "got": record.encode(got), **details}
+
+
+def _cell(*checks_, end="ok", detail=""):
+    return {"label": "Exercise 1", "checks": list(checks_), "end": end, "detail": detail}
+
+
+CLOSE = {"what": "f(x)", "rtol": 1e-5, "atol": 1e-6, "dtype": True, "hint": None}
+
+
+def test_matching_records_pass_and_a_wrong_value_fails_with_expected_and_got():
+    """Does an equal record pass, and a wrong value fail saying expected vs got?"""
+    ref = _cell(_record("close", np.arange(3, dtype=np.float32), **CLOSE))
+    assert judge("Exercise 1", ref, _cell(_record("close", np.arange(3, dtype=np.float32), **CLOSE))).passed
+    verdict = judge("Exercise 1", ref, _cell(_record("close", np.arange(3, dtype=np.float32) + 1, **CLOSE)))
+    assert not verdict.passed and verdict.message.startswith("Exercise 1: f(x): 3 of 3 values differ")
+
+
+@pytest.mark.parametrize("got, words", [
+    (np.arange(3, dtype=np.float64), "expected dtype float32"),
+    (np.arange(4, dtype=np.float32), "expected shape (3,)"),
+    (3.0, "should be an array"),
+    ([0.0, 1.0, 2.0], "should be an array"),
+])
+def test_close_needs_the_same_shape_dtype_and_an_array(got, words):
+    """Is a record with another dtype, shape or a non-array rejected, as the in-kernel check would?"""
+    ref = _cell(_record("close", np.arange(3, dtype=np.float32), **CLOSE))
+    verdict = judge("Exercise 1", ref, _cell(_record("close", got, **CLOSE)))
+    assert not verdict.passed and words in verdict.message, verdict
+
+
+def test_objects_that_claim_equality_are_recorded_by_type_only():
+    """Does an object whose __eq__ is always true compare equal to nothing?"""
+    class Anything:
+        def __eq__(self, other):
+            return True
+    ref = _cell(_record("equal", 8.0, what="cube(2)", hint=None))
+    verdict = judge("Exercise 1", ref, _cell(_record("equal", Anything(), what="cube(2)", hint=None)))
+    assert not verdict.passed and "Anything" in verdict.message
+
+
+def test_equal_tells_jax_arrays_from_numpy_and_ints_from_floats():
+    """Does `equal` keep the exact types: a NumPy array is not a JAX array, 8 is not 8.0?"""
+    import jax.numpy as jnp
+
+    ref = _cell(_record("equal", jnp.arange(3), what="a", hint=None), _record("equal", 8.0, what="b", hint=None))
+    assert judge("Ex", ref, _cell(_record("equal", jnp.arange(3), what="a", hint=None), _record("equal", 8.0, what="b", hint=None))).passed
+    assert not judge("Ex", ref, _cell(_record("equal", np.arange(3), what="a", hint=None), _record("equal", 8.0, what="b", hint=None))).passed
+    assert not judge("Ex", ref, _cell(_record("equal", jnp.arange(3), what="a", hint=None), _record("equal", 8, what="b", hint=None))).passed
+
+
+def test_fewer_checks_a_crash_or_no_record_score_zero_with_the_reason():
+    """Does a record that stops early, crashed, or is missing fail, saying why?"""
+    ref = _cell(_record("true", True, message="m"), _record("true", True, message="m2"))
+    crashed = _cell(_record("true", True, message="m"), end="crashed", detail="ValueError: boom")
+    assert judge("Exercise 1", ref, crashed).message == "Exercise 1: your code raised ValueError: boom (after 1 of 2 checks)"
+    assert judge("Exercise 1", ref, _cell(end="not_answered")).message == "Exercise 1 is not answered yet"
+    assert judge("Exercise 1", ref, None, "the kernel died").message == "Exercise 1: the kernel died"
+    extra = _cell(*([_record("true", True, message="m")] * 3))
+    assert not judge("Exercise 1", ref, extra).passed
+
+
+def test_true_raises_and_answers_records():
+    """Are a False property, a missing or wrong exception and a wrong quiz letter each rejected?"""
+    assert not judge("E", _cell(_record("true", True, message="copies")), _cell(_record("true", False, message="copies"))).passed
+    ref = _cell({"kind": "raises", "got": record.encode({"types": ["builtins.TypeError"], "message": "bad rank"}),
+                 "what": "f(1)", "error": "builtins.TypeError", "match": "rank", "hint": None})
+    ok = {"kind": "raises", "got": record.encode({"types": ["builtins.TypeError", "builtins.Exception"], "message": "wrong rank"}),
+          "what": "f(1)", "error": "builtins.ValueError", "match": None}
+    assert judge("E", ref, _cell(ok)).passed  # the reference's error and match are the ones used
+    none = dict(ok, got=record.encode(None))
+    assert "nothing was raised" in judge("E", ref, _cell(none)).message
+    quiz = _cell(_record("answers", {"q1": "b", "q2": "a"}, choices="abc"))
+    assert judge("Quiz", quiz, _cell(_record("answers", {"q1": " B ", "q2": "a"}, choices="abc"))).passed
+    verdict = judge("Quiz", quiz, _cell(_record("answers", {"q1": "b", "q2": "c"}, choices="abc")))
+    assert verdict.message == "Quiz: 1 of 2 answers are wrong: q2"
+
+
+def test_checks_record_instead_of_judging_when_grading(monkeypatch, capsys):
+    """With JBJ_RECORD=1, do the checks record what they were given, and never see expected values?"""
+    monkeypatch.setenv(record.ENV, "1")
+    sent = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: sent.append(obj))
+    with checks.exercise(1):
+        checks.close(np.float32(2.0), None, what="f(1)")
+        checks.equal("x", None, what="name")
+        checks.true(False, "must copy")
+    cell = sent[0][record.MIME]
+    assert cell["end"] == "ok" and [c["kind"] for c in cell["checks"]] == ["close", "equal", "true"]
+    assert record.decode(cell["checks"][2]["got"]) is False
+    assert "recorded for grading" in capsys.readouterr().out
