@@ -68,8 +68,10 @@ class Summary:
 def autograde(course: Path, chapters: list[str] | None = None, *, workers: int | None = None,
               limits: sandbox.Limits = sandbox.Limits(), students: list[str] | None = None,
               require_sandbox: bool = False, use_sandbox: bool = True, feedback: bool = True,
-              progress: bool = True) -> Summary:
-    """Grade what is in `course`/submitted (for `chapters`, default: every chapter with submissions)."""
+              progress: bool = True, reference_cache: Path | None = None) -> Summary:
+    """Grade what is in `course`/submitted (for `chapters`, default: every chapter with submissions).
+
+    Reference records are cached in `reference_cache` (default: `course`/.grader)."""
     started = time.monotonic()
     course = Path(course).resolve()
     known = list_chapters(course)
@@ -107,7 +109,8 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     with tempfile.TemporaryDirectory(prefix="jbj-grade-") as tmp:
         tmp_path = Path(tmp)
         bar = _Progress(len(jobs) + len(wanted), enabled=progress)
-        references = _references(course, wanted, tmp_path, limits, probe.sandboxed, workers, bar)
+        references = _references(course, wanted, tmp_path, limits, probe.sandboxed, workers, bar,
+                                 reference_cache or state)
         results: dict[tuple[str, str], dict] = {}
 
         def one(sub: dict) -> dict:
@@ -127,8 +130,13 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
                 rows.append(Row(*key, f"failed: {references.get('_errors', {}).get(sub['chapter'], 'no reference')}", None,
                                 sum(p for p, _ in max_points[sub["chapter"]].values())))
                 continue
-            rows.append(_row(sub, results[key], references[sub["chapter"]], max_points[sub["chapter"]],
-                             due.get(sub["chapter"])))
+            try:
+                rows.append(_row(sub, results[key], references[sub["chapter"]], max_points[sub["chapter"]],
+                                 due.get(sub["chapter"])))
+            except Exception as err:  # a bug of ours must not cost the rest of the class their grades
+                rows.append(Row(*key, f"failed: the grader could not judge this submission ({type(err).__name__}: "
+                                      f"{str(err)[:200]}); please report it", None,
+                                sum(p for p, _ in max_points[sub["chapter"]].values())))
 
     rows.sort(key=lambda r: (r.chapter, r.student))
     _write_gradebook(course, [r for r in rows if r.score is not None], jobs)
@@ -172,7 +180,8 @@ def _timestamp(path: Path) -> tuple[datetime | None, str]:
         return None, "no timestamp.txt: submission time unknown, treated as on time"
     text = path.read_text(errors="replace").strip()[:200]
     try:
-        return parse_utc(text), ""
+        stamp = parse_utc(text)
+        return (stamp.replace(tzinfo=timezone.utc) if stamp.tzinfo is None else stamp), ""
     except Exception:  # nbgrader's parser raises several kinds for garbage
         return None, f"timestamp.txt is unreadable ({text[:40]!r}): submission time unknown, treated as on time"
 
@@ -279,14 +288,14 @@ def _reference_key(course: Path, chapter: str) -> str:
 
 
 def _references(course: Path, chapters: list[str], tmp: Path, limits: sandbox.Limits, sandboxed: bool,
-                workers: int, bar: "_Progress") -> dict:
+                workers: int, bar: "_Progress", cache: Path) -> dict:
     """Each chapter's reference records: the solution notebook run exactly like a submission.
 
     Cached in .grader/ by the solution's content, the grading code and the JAX version."""
     out: dict = {"_errors": {}}
     todo = []
     for chapter in chapters:
-        cached = course / ".grader" / f"reference-{chapter}-{_reference_key(course, chapter)}.json"
+        cached = cache / f"reference-{chapter}-{_reference_key(course, chapter)}.json"
         if cached.exists():
             out[chapter] = json.loads(cached.read_text())
             bar.step(f"reference {chapter} (cached)")
@@ -310,7 +319,10 @@ def _references(course: Path, chapters: list[str], tmp: Path, limits: sandbox.Li
                 out["_errors"][chapter] = f"the reference solution of {chapter} did not grade cleanly ({why}); fix solutions/"
                 continue
             records = {gid: r["record"] for gid, r in result["records"].items()}
-            cached.write_text(json.dumps(records))
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp_file = cached.with_suffix(f".{os.getpid()}.tmp")
+            tmp_file.write_text(json.dumps(records))
+            os.replace(tmp_file, cached)
             out[chapter] = records
     return out
 
@@ -335,7 +347,8 @@ def _row(sub: dict, result: dict, reference: dict, points: dict[str, tuple[float
     for gid, (most_points, title) in points.items():
         entry = result.get("records", {}).get(gid)
         if gid in result.get("missing", []) or entry is None:
-            row.exercises[gid] = (0.0, most_points, "the test cell was deleted from the notebook")
+            row.exercises[gid] = (0.0, most_points, "its test cell was deleted from the notebook, so it scores 0; "
+                                                    "copy the cell back from a fresh copy of the chapter")
             continue
         verdict = judge(title, reference[gid], entry["record"], entry.get("why", ""))
         got = most_points if verdict.passed else 0.0

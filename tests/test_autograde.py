@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import synthetic_class
-from conftest import ROOT
+from conftest import CHAPTERS, ROOT
 from grader import sandbox
 from grader.course import run_nbgrader
 
@@ -45,8 +45,10 @@ def graded(tmp_path_factory):
     proc = subprocess.run([sys.executable, "-m", "grader", "autograde", "--course", str(course),
                            "--from", str(course / "lms.zip"), "--cell-timeout", "10", "--notebook-timeout", "300",
                            "--memory-mb", "2048"], capture_output=True, text=True, timeout=3600)
-    with open(course / "grades.csv", newline="") as f:
-        rows = {row["student"]: row for row in csv.DictReader(f)} if proc.returncode == 0 else {}
+    rows = {}
+    if (course / "grades.csv").exists():
+        with open(course / "grades.csv", newline="") as f:
+            rows = {row["student"]: row for row in csv.DictReader(f)}
     return {"course": course, "expected": expected, "proc": proc, "rows": rows,
             "submitted_before": submitted_before}
 
@@ -132,3 +134,44 @@ def test_gradebook_feedback_and_report_agree_with_grades_csv(graded):
     report = (course / "autograde-report.md").read_text()
     assert all(f"| {student} |" in report.replace("\\-", "-") for student in rows)
     assert ("Sandbox: **on**" in report) == sandbox.probe().sandboxed
+
+
+@pytest.fixture(scope="module")
+def every_chapter(tmp_path_factory):
+    """Each chapter's solution, learner notebook, and solution with exercise 2 wrong, graded by autograde."""
+    import nbformat
+
+    from grader.autograde import autograde
+    from grader.course import chapters, learner_path, solution_path
+    from wrong_answers import wrong_answers
+
+    course = tmp_path_factory.mktemp("chapters")
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    shutil.copytree(ROOT / "solutions", course / "solutions")
+    for chapter in chapters(ROOT):
+        wrong = nbformat.read(solution_path(chapter, ROOT), as_version=4)
+        for cell in wrong.cells:
+            if cell.metadata.get("nbgrader", {}).get("grade_id") == "ex2_answer":
+                cell.source = wrong_answers(chapter)["ex2_answer"]
+        for student, nb in (("solution", nbformat.read(solution_path(chapter, ROOT), as_version=4)),
+                            ("learner", nbformat.read(learner_path(chapter, ROOT), as_version=4)),
+                            ("ex2-wrong", wrong)):
+            folder = course / "submitted" / student / chapter
+            folder.mkdir(parents=True)
+            nbformat.write(nb, folder / f"{chapter}.ipynb")
+    summary = autograde(course, feedback=False, progress=False,
+                        limits=sandbox.Limits(cell_seconds=300, notebook_seconds=1200))
+    return {(r.student, r.chapter): r for r in summary.rows}
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_grades_the_same_outside_the_kernel(every_chapter, chapter):
+    """Graded from records outside the kernel, does each chapter give its solution full marks, the learner
+    notebook zero ("not answered yet"), and a wrong exercise 2 exactly its points off?"""
+    solution, learner, wrong = (every_chapter[(s, chapter)] for s in ("solution", "learner", "ex2-wrong"))
+    assert solution.status == "graded" and solution.score == solution.max_score > 0, solution
+    assert learner.status == "graded" and learner.score == 0, learner
+    assert all("not answered yet" in message for _, _, message in learner.exercises.values()), learner.exercises
+    points, most, message = wrong.exercises["ex2_test"]
+    assert points == 0 and message.startswith("Exercise 2: "), wrong.exercises["ex2_test"]
+    assert wrong.score == wrong.max_score - most, wrong
