@@ -73,7 +73,7 @@ def test_one_wrong_answer_gives_the_exact_partial_score(tmp_path, chapter):
     before = submission.read_bytes()
     results = {r.grade_id: r for r in score(submission)}
     assert submission.read_bytes() == before, "grader check must not modify the notebook it scores"
-    assert results["ex2_test"].points == 0 and results["ex2_test"].message.startswith("❌ Exercise 2: "), results["ex2_test"]
+    assert results["ex2_test"].points == 0 and results["ex2_test"].message.startswith("Exercise 2: "), results["ex2_test"]
     assert all(r.points == r.max_points for gid, r in results.items() if gid != "ex2_test"), results
     total = sum(r.points for r in results.values())
     assert total == sum(r.max_points for r in results.values()) - results["ex2_test"].max_points
@@ -99,15 +99,18 @@ def _edited_solution(tmp_path, chapter, edit):
 
 
 @pytest.mark.slow
-def test_a_dead_kernel_is_explained_in_two_lines(tmp_path):
-    """When the kernel dies (os._exit in an answer), does check exit 2 saying so, without nbgrader's log?"""
+def test_a_dead_kernel_keeps_the_points_before_it_and_says_why(tmp_path):
+    """When the kernel dies (os._exit in an answer), do earlier exercises keep their points, with the reason shown?"""
     def die(nb):
         cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex2_answer")
         cell.source = "import os\nos._exit(3)\n"
     proc = run_check(str(_edited_solution(tmp_path, "00_start_here", die)))
-    assert proc.returncode == 2
-    assert proc.stderr.startswith("grader check: the kernel died while running 00_start_here.ipynb")
-    assert len(proc.stderr.strip().splitlines()) == 2 and "Traceback" not in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(line.startswith("Exercise 1") and " 2 / 2 " in line for line in lines), proc.stdout
+    assert any(line.startswith("Exercise 2") and " 0 / 2 " in line and "the kernel exited with status 3" in line
+               for line in lines), proc.stdout
+    assert lines[-1].startswith("note: the kernel exited with status 3"), proc.stdout
 
 
 @pytest.mark.slow
@@ -116,25 +119,19 @@ def test_a_deleted_self_check_scores_zero_and_says_why(tmp_path):
     def delete(nb):
         nb.cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") != "ex3_test"]
     results = {r.grade_id: r for r in score(_edited_solution(tmp_path, "00_start_here", delete))}
-    assert results["ex3_test"].points == 0 and "missing from your notebook" in results["ex3_test"].message
+    assert results["ex3_test"].points == 0 and "its test cell was deleted" in results["ex3_test"].message
     assert all(r.points == r.max_points for gid, r in results.items() if gid != "ex3_test")
 
 
-def test_first_failure_explains_errors_and_stderr():
-    """Does the message for a graded cell name its error, or say that stderr output cost the points?"""
-    from nbformat.v4 import new_code_cell, new_output
-
-    from grader.check import first_failure
-
-    course_error = new_code_cell(outputs=[new_output("error", ename="CheckFailed", evalue="x",
-                                                     traceback=["\x1b[31m❌ Exercise 1: f(x): expected 1, got 2", "   hint: h"])])
-    plain = new_code_cell(outputs=[new_output("error", ename="AssertionError", evalue="boom",
-                                              traceback=["-----", "Traceback (most recent call last)", "  File x", "AssertionError: boom"])])
-    warned = new_code_cell(outputs=[new_output("stream", name="stderr", text="UserWarning: careful\n")])
-    assert first_failure(course_error) == "❌ Exercise 1: f(x): expected 1, got 2 hint: h"
-    assert first_failure(plain) == "AssertionError: boom"
-    assert first_failure(warned) == "the cell wrote to stderr, which nbgrader scores as a failure: UserWarning: careful"
-    assert first_failure(new_code_cell(outputs=[new_output("stream", name="stdout", text="ok\n")])) == ""
+@pytest.mark.slow
+def test_a_warning_on_stderr_costs_nothing(tmp_path):
+    """Does a correct answer that writes a warning to stderr still get its points (unlike plain nbgrader)?"""
+    def warn(nb):
+        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex1_answer")
+        cell.source = ("import warnings\ndef sum_of_squares(x):\n    warnings.warn('careful')\n"
+                       "    return jnp.sum(jnp.square(x))\n")
+    results = {r.grade_id: r for r in score(_edited_solution(tmp_path, "00_start_here", warn))}
+    assert results["ex1_test"].points == 2, results["ex1_test"]
 
 
 @pytest.mark.slow
