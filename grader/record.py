@@ -61,7 +61,9 @@ def encode(value: Any, depth: int = 0) -> Any:
         data = np.ascontiguousarray(array).tobytes()
         if len(data) > MAX_ARRAY_BYTES or array.dtype.kind not in "biufcV":
             return {"t": "other", "type": type_name(t)}
-        return {"t": "array", "kind": kind, "dtype": array.dtype.str, "shape": list(array.shape),
+        # Extension types such as bfloat16 are kind "V" to NumPy: keep their name, not "<V2".
+        dtype = array.dtype.name if array.dtype.kind == "V" else array.dtype.str
+        return {"t": "array", "kind": kind, "dtype": dtype, "shape": list(array.shape),
                 "v": base64.b64encode(data).decode("ascii")}
     if type_name(t) in ("jaxlib._jax.pytree.PyTreeDef", "jaxlib.xla_extension.pytree.PyTreeDef",
                         "jax.tree_util.PyTreeDef") or t.__name__ == "PyTreeDef" and t.__module__.startswith("jax"):
@@ -105,11 +107,20 @@ def decode(data: Any) -> Any:
         return {_key(decode(k)): decode(v) for k, v in data["v"]}
     if tag == "array":
         raw = base64.b64decode(data["v"])
-        array = np.frombuffer(raw, dtype=np.dtype(data["dtype"])).reshape(data["shape"]).copy()
+        array = np.frombuffer(raw, dtype=_dtype(data["dtype"])).reshape(data["shape"]).copy()
         return Tagged("scalar", array[()]) if data["kind"] == "scalar" else Tagged(data["kind"], array)
     if tag in ("type", "dtype", "treedef"):
         return Tagged(tag, str(data["v"]))
     return Tagged("other", str(data.get("type")))
+
+
+def _dtype(name: str) -> np.dtype:
+    try:
+        return np.dtype(name)
+    except TypeError:
+        import ml_dtypes  # bfloat16, float8 types: installed with JAX
+
+        return np.dtype(getattr(ml_dtypes, name))
 
 
 def _key(key: Any) -> Any:
