@@ -1,0 +1,25 @@
+// C functions over float32 buffers, for ctypes: the names are not mangled (extern "C"), and
+// every size is an int64_t so that Python passes exactly what the function expects.
+#include <cstdint>
+
+#include "pure_callback_kernels.h"
+
+extern "C" {
+
+// Writes softplus(x[i]) to y[i] for i < n.
+void pcb_softplus_f32(const float* x, float* y, std::int64_t n) {
+  jbj::SoftplusValues(x, y, static_cast<std::size_t>(n));
+}
+
+// Writes sigmoid(x[i]), the derivative of softplus, to y[i] for i < n.
+void pcb_sigmoid_f32(const float* x, float* y, std::int64_t n) {
+  jbj::SigmoidValues(x, y, static_cast<std::size_t>(n));
+}
+
+// Writes the mean and variance of each row of the (rows, n) C-ordered matrix x.
+void pcb_row_moments_f32(const float* x, std::int64_t rows, std::int64_t n, float* mean,
+                         float* var) {
+  jbj::RowMoments(x, static_cast<std::size_t>(rows), static_cast<std::size_t>(n), mean, var);
+}
+
+}  // extern "C"
