@@ -36,7 +36,10 @@ def grade(job: dict) -> dict:
     try:
         submitted = read_notebook(Path(job["notebook"]))
     except CourseError as err:
-        result.update(status="failed", reason=str(err).splitlines()[0])
+        # The reason is for the instructor's table: the file's name, not the path on the grading machine.
+        path = Path(job["notebook"])
+        reason = str(err).splitlines()[0].replace(str(path), path.name).split(". If you")[0]
+        result.update(status="failed", reason=reason)
         return result
     if not looks_like(submitted, source):
         others = [ch for ch, path in job.get("other_sources", {}).items() if looks_like(submitted, read_notebook(Path(path)))]

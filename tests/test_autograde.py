@@ -43,7 +43,7 @@ def graded(tmp_path_factory):
                  cwd=course)
     submitted_before = _tree_digest(course / "submitted" / "correct")
     proc = subprocess.run([sys.executable, "-m", "grader", "autograde", "--course", str(course),
-                           "--from", str(course / "lms.zip"), "--cell-timeout", "10", "--notebook-timeout", "300",
+                           "--from", str(course / "lms.zip"), "--cell-timeout", "30", "--notebook-timeout", "300",
                            "--memory-mb", "2048"], capture_output=True, text=True, timeout=3600)
     rows = {}
     if (course / "grades.csv").exists():
