@@ -37,7 +37,7 @@ class Limits:
     memory_bytes: int = 4 << 30
     file_bytes: int = 256 << 20
     output_bytes_per_cell: int = 1 << 20
-    processes: int = 256
+    processes: int = 1024  # threads count too: JAX starts pools sized by the cores
 
 
 @dataclass
