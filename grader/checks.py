@@ -201,16 +201,16 @@ def raises(error: type[BaseException], fn: Callable[[], Any], *, what: str,
            match: str | None = None, hint: str | None = None) -> BaseException:
     """`fn()` must raise `error` (with `match` in its message, if given); returns the exception."""
     if _record.recording():
+        caught, raised = None, None
         try:
             fn()
         except Exception as err:
             if is_stub(err):
                 raise
+            caught = err  # `err` itself is unbound once the except block ends
             raised = {"types": [_record.type_name(t) for t in type(err).__mro__], "message": str(err)[:2000]}
-        else:
-            raised, err = None, None
         _recorded("raises", raised, what=str(what)[:300], error=_record.type_name(error), match=match, hint=hint)
-        return err
+        return caught
     _count()
     try:
         fn()

@@ -117,3 +117,16 @@ def test_checks_record_instead_of_judging_when_grading(monkeypatch, capsys):
     assert cell["end"] == "ok" and [c["kind"] for c in cell["checks"]] == ["close", "equal", "true"]
     assert record.decode(cell["checks"][2]["got"]) is False
     assert "recorded for grading" in capsys.readouterr().out
+
+
+def test_raises_records_the_exception_and_returns_it(monkeypatch):
+    """When grading, does checks.raises record the type and message, and still return the exception?"""
+    monkeypatch.setenv(record.ENV, "1")
+    sent = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: sent.append(obj))
+    with checks.exercise(1):
+        err = checks.raises(ValueError, lambda: int("x"), what="int('x')")
+        checks.raises(ValueError, lambda: 1, what="1")
+    assert isinstance(err, ValueError)
+    first, second = sent[0][record.MIME]["checks"]
+    assert "builtins.ValueError" in record.decode(first["got"])["types"] and record.decode(second["got"]) is None
