@@ -2,9 +2,9 @@
 
 Both grade the same 20 submissions of one chapter (half correct, a quarter blank, a quarter wrong),
 each in its own copy of a scratch course, alternating the two sides. nbgrader's side is timed from
-`nbgrader autograde` alone (its assignment is set up beforehand, untimed); ours is timed for the
-whole `grader autograde` command, including recording the assignment and running the reference
-solution (not cached), without HTML feedback (nbgrader autograde writes none either).
+`nbgrader autograde` alone (its assignment is set up beforehand, untimed); ours is timed for a whole
+`grader autograde` run in a fresh process, including recording the assignment and running the
+reference solution (not cached), without HTML feedback (nbgrader autograde writes none either).
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ medians and their ratio, because this kind of machine is shared and noisy.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -18,6 +19,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import autograde_bench  # noqa: E402  (beside this file)
 
 
 def timed(cmd: list[str], env: dict | None = None) -> float:
@@ -90,9 +94,9 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "REPORT.md", help="report file")
     args = parser.parse_args()
 
-    import autograde_bench
-
     grading = autograde_bench.run(args.class_repeats)
+    # Kept raw beside the report, so a failure while writing it loses no measurement.
+    (args.out.parent / "grading-times.json").write_text(json.dumps(grading, indent=1))
     cold, cached = build_cold_vs_cached(args.repeats)
     checks = check_times(max(1, args.repeats // 2))
     med = statistics.median
