@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader import runner, sandbox
+from grader import record, runner, sandbox
 from grader.course import read_notebook
 from grader.errors import CourseError
 from grader.submission import looks_like, prepare
@@ -87,7 +87,7 @@ def grade(job: dict) -> dict:
             # Feedback shows the instructor's cell as written, without the record output.
             cell.source = prepared.original_sources[gid]
             cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "display_data"
-                                                           and "application/x.jax-beyond-jnp.record+json" in o.get("data", {}))]
+                                                           and record.MIME in o.get("data", {}))]
     out = Path(job["executed"])
     out.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, out)
