@@ -1,0 +1,37 @@
+"""Start a grading kernel under its limits: `python -I -S launch.py CONFIG KERNEL_ARGV...`.
+
+The first program in the grading kernelspec's argv. It runs once per submission, on the path
+to the kernel's first cell, so it imports nothing but the standard library (not even this
+package): it joins the submission's cgroups, sets the rlimits, then replaces itself with
+bubblewrap (or, without a sandbox, the kernel itself). `grader.sandbox` writes CONFIG.
+"""
+
+import json
+import os
+import resource
+import sys
+
+
+def main(config_path: str, kernel_argv: list[str]) -> None:
+    with open(config_path, encoding="utf-8") as f:
+        config = json.load(f)
+    for folder in config["cgroups"]:
+        try:
+            with open(os.path.join(folder, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        except OSError:
+            pass  # the cgroup went away: the rlimits below still apply
+    memory, cpu, file_size = config["memory_bytes"], config["cpu_seconds"], config["file_bytes"]
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    argv = config["prefix"] + kernel_argv
+    if config["prefix"]:  # bubblewrap sets the kernel's environment and folder itself
+        os.execvp(argv[0], argv)
+    os.chdir(config["workdir"])
+    os.execvpe(argv[0], argv, config["env"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2:])
