@@ -115,7 +115,8 @@ def main() -> int:
         "",
         f"A cached build is {med(cold) / med(cached):.0f}x faster than a cold one.",
         "",
-        "## `grader check` on chapter 01 (a fresh kernel under nbgrader autograde)",
+        "## `grader check` on chapter 01 (one sandboxed kernel through the autograde pipeline; the "
+        "reference run and its caches are kept in the user's cache after the first check)",
         "",
         "| notebook | runs | median wall time |",
         "| --- | --- | --- |",

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib
 import json
 import os
-import shutil
+import queue
+import select
+import signal
 import subprocess
 import sys
 import tempfile
@@ -27,13 +30,16 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
-import nbformat
+from grader.course import (cell_title, chapters as list_chapters, grade_cells, read_notebook,
+                           run_nbgrader, skip_unused_schema_formats)
 
-from grader import sandbox
-from grader.course import (CHAPTER_ID, cell_title, chapters as list_chapters, grade_cells, read_notebook,
-                           run_nbgrader)
-from grader.errors import CourseError
-from grader.verdict import judge
+skip_unused_schema_formats()  # before nbformat, which the gradebook and the feedback need
+
+import nbformat  # noqa: E402
+
+from grader import sandbox  # noqa: E402
+from grader.errors import CourseError  # noqa: E402
+from grader.verdict import judge  # noqa: E402
 
 REFERENCE = "__reference__"
 
@@ -83,60 +89,22 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     unknown = sorted(set(chapters or []) - set(known))
     if unknown:
         raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
-
-    probe = sandbox.probe()
-    if require_sandbox and not probe.sandboxed:
-        raise CourseError(f"no sandbox can be made here: {probe.reason}")
-    if not use_sandbox:
-        probe = sandbox.Probe(False, "turned off with --no-sandbox", probe.cgroups)
     workers = max(1, workers or os.cpu_count() or 1)
 
-    found = _discover(submitted, known, chapters, students)
-    wanted = sorted({s["chapter"] for s in found if s["chapter"] in known})
-    rows: list[Row] = [Row(s["student"], s["chapter"], f"failed: {s['problem']}", None, 0.0)
-                       for s in found if s.get("problem")]
-    jobs = [s for s in found if not s.get("problem")]
-
-    state = course / ".grader"
-    state.mkdir(exist_ok=True)
-    for chapter in wanted:
-        _record_assignment(course, chapter)
-    max_points = {ch: _points(course, ch) for ch in wanted}
-    due = _due_dates(course, wanted)
-    for row in rows:
-        row.max_score = sum(p for p, _ in max_points.get(row.chapter, {}).values())
-
     with tempfile.TemporaryDirectory(prefix="jbj-grade-") as tmp:
-        tmp_path = Path(tmp)
-        bar = _Progress(len(jobs) + len(wanted), enabled=progress)
-        references = _references(course, wanted, tmp_path, limits, probe.sandboxed, workers, bar,
-                                 reference_cache or state)
-        results: dict[tuple[str, str], dict] = {}
-
-        def one(sub: dict) -> dict:
-            return _run_job(course, sub, tmp_path, limits, probe.sandboxed, known)
-
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(one, sub): sub for sub in jobs if sub["chapter"] in references}
-            for future in as_completed(futures):
-                sub = futures[future]
-                results[(sub["student"], sub["chapter"])] = future.result()
-                bar.step(f"{sub['student']}/{sub['chapter']}")
-        bar.done()
-
-        for sub in jobs:
-            key = (sub["student"], sub["chapter"])
-            if sub["chapter"] not in references:
-                rows.append(Row(*key, f"failed: {references.get('_errors', {}).get(sub['chapter'], 'no reference')}", None,
-                                sum(p for p, _ in max_points[sub["chapter"]].values())))
-                continue
-            try:
-                rows.append(_row(sub, results[key], references[sub["chapter"]], max_points[sub["chapter"]],
-                                 due.get(sub["chapter"])))
-            except Exception as err:  # a bug of ours must not cost the rest of the class their grades
-                rows.append(Row(*key, f"failed: the grader could not judge this submission ({type(err).__name__}: "
-                                      f"{str(err)[:200]}); please report it", None,
-                                sum(p for p, _ in max_points[sub["chapter"]].values())))
+        # Started first: they import the grading code while the rest gets ready.
+        processes = _Workers(workers, Path(tmp))
+        try:
+            probe = sandbox.probe()
+            if require_sandbox and not probe.sandboxed:
+                raise CourseError(f"no sandbox can be made here: {probe.reason}")
+            if not use_sandbox:
+                probe = sandbox.Probe(False, "turned off with --no-sandbox", probe.cgroups)
+            found = _discover(submitted, known, chapters, students)
+            rows, jobs = _grade_all(course, known, found, Path(tmp), processes, limits, probe.sandboxed,
+                                    workers, progress, reference_cache or course / ".grader")
+        finally:
+            processes.close()
 
     rows.sort(key=lambda r: (r.chapter, r.student))
     _write_gradebook(course, [r for r in rows if r.score is not None], jobs)
@@ -145,6 +113,67 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     grades_csv = _write_csv(course / "grades.csv", rows)
     report = _write_report(course / "autograde-report.md", rows, probe, limits, workers, time.monotonic() - started)
     return Summary(rows, probe.sandboxed, probe.reason, probe.cgroups, report, grades_csv, time.monotonic() - started)
+
+
+def _grade_all(course: Path, known: list[str], found: list[dict], tmp: Path, processes: "_Workers",
+               limits: sandbox.Limits, sandboxed: bool, workers: int, progress: bool,
+               cache_dir: Path) -> tuple[list[Row], list[dict]]:
+    """Run and judge every submission found; a row for each, and the jobs that ran."""
+    wanted = sorted({s["chapter"] for s in found if s["chapter"] in known})
+    rows: list[Row] = [Row(s["student"], s["chapter"], f"failed: {s['problem']}", None, 0.0)
+                       for s in found if s.get("problem")]
+    jobs = [s for s in found if not s.get("problem")]
+    (course / ".grader").mkdir(exist_ok=True)
+    # nbgrader records the assignments in the gradebook while the notebooks run: nothing
+    # before the gradebook is written needs them (points come from the solution notebooks).
+    recording = ThreadPoolExecutor(max_workers=1)
+    recorded = recording.submit(_record_assignments, course, wanted)
+    max_points = {ch: _points(course, ch) for ch in wanted}
+    for row in rows:
+        row.max_score = sum(p for p, _ in max_points.get(row.chapter, {}).values())
+
+    references, todo = _cached_references(course, wanted, cache_dir)
+    warm = {ch: cache_dir / f"warm-{ch}-{_reference_key(course, ch)}" for ch in wanted}
+    bar = _Progress(len(jobs) + len(todo), enabled=progress)
+    results: dict[tuple[str, str], dict] = {}
+    # The reference runs go first in the queue; nothing waits for them: nothing is judged until
+    # every run is over, and a submission that starts before its chapter's caches are warm (see
+    # `_run_job`) just compiles for itself.
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        reference_runs = {pool.submit(_run_reference, course, chapter, tmp, limits, sandboxed, processes,
+                                      warm[chapter]): (chapter, cached) for chapter, cached in todo}
+        runs = {pool.submit(_run_job, course, sub, tmp, limits, sandboxed, known, processes,
+                            warm[sub["chapter"]]): sub for sub in jobs}
+        for future in as_completed([*reference_runs, *runs]):
+            if future in reference_runs:
+                chapter, cached = reference_runs[future]
+                _accept_reference(chapter, cached, future.result(), references)
+                bar.step(f"reference {chapter}")
+            else:
+                sub = runs[future]
+                results[(sub["student"], sub["chapter"])] = future.result()
+                bar.step(f"{sub['student']}/{sub['chapter']}")
+    bar.done()
+    recording.shutdown()
+    recorded.result()  # a CourseError if nbgrader could not record a chapter
+    due = _due_dates(course, wanted)
+    for sub in jobs:  # read now: nbgrader's timestamp parser comes with its (slow) import
+        sub["timestamp"], note = _timestamp(sub["folder"] / "timestamp.txt")
+        sub["notes"] += [note] if note else []
+
+    for sub in jobs:
+        key = (sub["student"], sub["chapter"])
+        most = sum(p for p, _ in max_points[sub["chapter"]].values())
+        if sub["chapter"] not in references:
+            rows.append(Row(*key, f"failed: {references['_errors'].get(sub['chapter'], 'no reference')}", None, most))
+            continue
+        try:
+            rows.append(_row(sub, results[key], references[sub["chapter"]], max_points[sub["chapter"]],
+                             due.get(sub["chapter"])))
+        except Exception as err:  # a bug of ours must not cost the rest of the class their grades
+            rows.append(Row(*key, f"failed: the grader could not judge this submission ({type(err).__name__}: "
+                                  f"{str(err)[:200]}); please report it", None, most))
+    return rows, jobs
 
 
 # ---- discovery --------------------------------------------------------------------------
@@ -166,9 +195,7 @@ def _discover(submitted: Path, known: list[str], chapters: list[str] | None, stu
                 others = sorted(p.name for p in folder.glob("*.ipynb"))
                 sub["problem"] = (f"no {notebook.name} in the submission"
                                   + (f" (found {', '.join(others)}; rename it to {notebook.name})" if others else ""))
-            sub["notebook"] = notebook
-            sub["timestamp"], note = _timestamp(folder / "timestamp.txt")
-            sub["notes"] = [note] if note else []
+            sub["notebook"], sub["notes"] = notebook, []
             found.append(sub)
     return found
 
@@ -192,13 +219,26 @@ def _db_url(course: Path) -> str:
     return f"sqlite:///{course / 'gradebook.db'}"
 
 
+def _record_assignments(course: Path, chapters: list[str]) -> None:
+    """Run alongside the grading, at a lower priority: record each chapter, then import the
+    gradebook's API, so that neither waits in line after the last notebook."""
+    try:  # Linux: the priority of this thread alone
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):
+        pass
+    for chapter in chapters:
+        _record_assignment(course, chapter)
+    importlib.import_module("nbgrader.api")
+    importlib.import_module("nbgrader.utils")
+
+
 def _record_assignment(course: Path, chapter: str) -> None:
     """nbgrader generate_assignment into a scratch release folder: the gradebook learns the
     chapter's notebooks and graded cells; the course's own release folder is not touched."""
     with tempfile.TemporaryDirectory(prefix="jbj-release-") as release:
         proc = run_nbgrader(["generate_assignment", chapter, "--force", f"--CourseDirectory.root={course}",
                              f"--CourseDirectory.db_url={_db_url(course)}",
-                             f"--CourseDirectory.release_directory={release}"], cwd=course)
+                             f"--CourseDirectory.release_directory={release}"], cwd=course, background=True)
     if proc.returncode != 0:
         lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
         raise CourseError(f"nbgrader generate_assignment {chapter} failed:\n  " + "\n  ".join(lines[-5:]))
@@ -249,82 +289,155 @@ def _write_gradebook(course: Path, rows: list[Row], jobs: list[dict]) -> None:
 
 # ---- running jobs -----------------------------------------------------------------------
 
+class _Workers:
+    """`n` long-lived `grade_one --serve` processes; each job runs in a process forked by one.
+
+    Jobs wait for a free worker. A worker that misses a job's deadline or dies is killed with
+    everything it started, and a fresh one takes its place: that job fails, the rest go on."""
+
+    def __init__(self, n: int, folder: Path):
+        self.folder, self.count, self.logs, self.started = folder, 0, [], []
+        self.free: queue.Queue = queue.Queue()
+        for _ in range(n):
+            self.free.put(self._start())
+
+    def _start(self) -> subprocess.Popen:
+        self.count += 1
+        log = (self.folder / f"worker-{self.count}.log").open("w")
+        self.logs.append(log)
+        # Its own session, so that killing it reaches the job it forked and that job's kernel.
+        worker = subprocess.Popen([sys.executable, "-m", "grader.grade_one", "--serve"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=log, text=True, cwd=self.folder,
+                                  start_new_session=True)
+        self.started.append(worker)
+        return worker
+
+    def run(self, paths: dict[str, str], deadline: float) -> int | str:
+        """The job's exit status, or why there is none."""
+        worker = self.free.get()
+        try:
+            worker.stdin.write(json.dumps(paths) + "\n")
+            worker.stdin.flush()
+            ready, _, _ = select.select([worker.stdout], [], [], deadline)
+            line = worker.stdout.readline() if ready else None
+        except OSError as err:
+            line = ""
+            why = f"the grading worker could not be reached ({err})"
+        else:
+            why = (f"grading did not finish within {deadline:g} s" if line is None
+                   else "the grading worker stopped")
+        if line:
+            self.free.put(worker)
+            return json.loads(line)["exit"]
+        self._kill(worker)
+        self.free.put(self._start())
+        return why
+
+    @staticmethod
+    def _kill(worker: subprocess.Popen) -> None:
+        try:
+            os.killpg(worker.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        worker.wait()
+
+    def close(self) -> None:
+        """Idle workers finish when their input ends; any still busy (after an error) are killed."""
+        for worker in self.started:
+            if worker.poll() is None:
+                try:
+                    worker.stdin.close()
+                except OSError:
+                    pass
+        for worker in self.started:
+            try:
+                worker.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._kill(worker)
+        for log in self.logs:
+            log.close()
+
+
 def _run_job(course: Path, sub: dict, tmp: Path, limits: sandbox.Limits, sandboxed: bool, known: list[str],
-             executed: Path | None = None, keep_build_cache: Path | None = None) -> dict:
-    """One grade_one process; whatever happens to it, a result comes back."""
+             workers: _Workers, warm: Path, executed: Path | None = None, publish: bool = False) -> dict:
+    """One submission in a process of its own; whatever happens to it, a result comes back.
+
+    Its kernel starts with a copy of the caches in `warm` (C++ builds, JAX compilations) if they
+    exist yet. With `publish` (the reference run), the caches as they are when its first answer
+    or test cell starts are copied there: they hold only what the public cells before it made."""
     chapter, student = sub["chapter"], sub["student"]
     name = f"{student}-{chapter}-{hashlib.sha1(f'{student}/{chapter}'.encode()).hexdigest()[:8]}"
-    job_path, result_path = tmp / f"{name}.job.json", tmp / f"{name}.result.json"
-    cache = course / ".grader" / "build-cache" / chapter
+    job_path, result_path, log_path = (tmp / f"{name}.{kind}" for kind in ("job.json", "result.json", "log"))
+    caches = {name: str(warm / name) for name in (".build-cache", ".jax-cache")}
     job = {"student": student, "chapter": chapter, "notebook": str(sub["notebook"]),
            "source": str(course / "solutions" / chapter / f"{chapter}.ipynb"),
            "other_sources": {ch: str(course / "solutions" / ch / f"{ch}.ipynb") for ch in known if ch != chapter},
            "executed": str(executed or course / "autograded" / student / chapter / f"{chapter}.ipynb"),
            "limits": asdict(limits), "sandboxed": sandboxed,
-           "build_cache": str(cache) if cache.is_dir() else None,
-           "keep_build_cache": str(keep_build_cache) if keep_build_cache else None}
+           "seed_caches": {} if publish else caches, "publish_caches": caches if publish else {}}
     job_path.write_text(json.dumps(job))
-    deadline = limits.notebook_seconds + 120
-    try:
-        proc = subprocess.run([sys.executable, "-m", "grader.grade_one", str(job_path), str(result_path)],
-                              capture_output=True, text=True, timeout=deadline, cwd=tmp)
-    except subprocess.TimeoutExpired:
-        return {"status": "failed", "reason": f"grading did not finish within {deadline:g} s"}
+    status = workers.run({"job": str(job_path), "result": str(result_path), "log": str(log_path)},
+                         limits.notebook_seconds + 120)
     if result_path.exists():
         return json.loads(result_path.read_text())
-    last = (proc.stderr.strip().splitlines() or ["no message"])[-1][:300]
-    return {"status": "failed", "reason": f"the grading process stopped with status {proc.returncode}: {last}"}
+    if isinstance(status, str):
+        return {"status": "failed", "reason": status}
+    log = log_path.read_text(errors="replace") if log_path.exists() else ""
+    last = (log.strip().splitlines() or ["no message"])[-1][:300]
+    return {"status": "failed", "reason": f"the grading process stopped with status {status}: {last}"}
 
 
 def _reference_key(course: Path, chapter: str) -> str:
-    import jax
+    from importlib.metadata import version
 
     h = hashlib.sha256()
     h.update((course / "solutions" / chapter / f"{chapter}.ipynb").read_bytes())
     for module in ("checks.py", "record.py", "verdict.py", "submission.py"):
         h.update((Path(__file__).parent / module).read_bytes())
-    h.update(jax.__version__.encode())
+    h.update(version("jax").encode())
     return h.hexdigest()[:16]
 
 
-def _references(course: Path, chapters: list[str], tmp: Path, limits: sandbox.Limits, sandboxed: bool,
-                workers: int, bar: "_Progress", cache: Path) -> dict:
-    """Each chapter's reference records: the solution notebook run exactly like a submission.
-
-    Cached in .grader/ by the solution's content, the grading code and the JAX version."""
+def _cached_references(course: Path, chapters: list[str], cache: Path) -> tuple[dict, list[tuple[str, Path]]]:
+    """Each chapter's reference records, from the cache in .grader/ (keyed by the solution's
+    content, the grading code and the JAX version); and the chapters whose solution must run."""
     out: dict = {"_errors": {}}
     todo = []
     for chapter in chapters:
         cached = cache / f"reference-{chapter}-{_reference_key(course, chapter)}.json"
         if cached.exists():
             out[chapter] = json.loads(cached.read_text())
-            bar.step(f"reference {chapter} (cached)")
         else:
             todo.append((chapter, cached))
+    return out, todo
 
-    def one(item):
-        chapter, cached = item
-        sub = {"student": REFERENCE, "chapter": chapter, "notebook": course / "solutions" / chapter / f"{chapter}.ipynb"}
-        generous = sandbox.Limits(**{**asdict(limits), "cell_seconds": max(limits.cell_seconds, 600),
-                                     "notebook_seconds": max(limits.notebook_seconds, 1800)})
-        return _run_job(course, sub, tmp, generous, sandboxed, [], executed=tmp / f"reference-{chapter}.ipynb",
-                        keep_build_cache=course / ".grader" / "build-cache" / chapter)
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for (chapter, cached), result in zip(todo, pool.map(one, todo)):
-            bar.step(f"reference {chapter}")
-            bad = [gid for gid, r in result.get("records", {}).items() if not (r["record"] or {}).get("end") == "ok"]
-            if result.get("status") != "graded" or result.get("reason") or bad or not result.get("records"):
-                why = result.get("reason") or (f"cells {', '.join(bad)} did not pass" if bad else "no records")
-                out["_errors"][chapter] = f"the reference solution of {chapter} did not grade cleanly ({why}); fix solutions/"
-                continue
-            records = {gid: r["record"] for gid, r in result["records"].items()}
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp_file = cached.with_suffix(f".{os.getpid()}.tmp")
-            tmp_file.write_text(json.dumps(records))
-            os.replace(tmp_file, cached)
-            out[chapter] = records
-    return out
+def _generous(limits: sandbox.Limits) -> sandbox.Limits:
+    return sandbox.Limits(**{**asdict(limits), "cell_seconds": max(limits.cell_seconds, 600),
+                             "notebook_seconds": max(limits.notebook_seconds, 1800)})
+
+
+def _run_reference(course: Path, chapter: str, tmp: Path, limits: sandbox.Limits, sandboxed: bool,
+                   workers: _Workers, warm: Path) -> dict:
+    """The solution notebook, run exactly like a submission (with generous time limits)."""
+    sub = {"student": REFERENCE, "chapter": chapter, "notebook": course / "solutions" / chapter / f"{chapter}.ipynb"}
+    return _run_job(course, sub, tmp, _generous(limits), sandboxed, [], workers, warm,
+                    executed=tmp / f"reference-{chapter}.ipynb", publish=not warm.exists())
+
+
+def _accept_reference(chapter: str, cached: Path, result: dict, out: dict) -> None:
+    """Keep (and cache) a reference run's records if every test cell passed; else say why not."""
+    bad = [gid for gid, r in result.get("records", {}).items() if not (r["record"] or {}).get("end") == "ok"]
+    if result.get("status") != "graded" or result.get("reason") or bad or not result.get("records"):
+        why = result.get("reason") or (f"cells {', '.join(bad)} did not pass" if bad else "no records")
+        out["_errors"][chapter] = f"the reference solution of {chapter} did not grade cleanly ({why}); fix solutions/"
+        return
+    records = {gid: r["record"] for gid, r in result["records"].items()}
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    tmp_file = cached.with_suffix(f".{os.getpid()}.tmp")
+    tmp_file.write_text(json.dumps(records))
+    os.replace(tmp_file, cached)
+    out[chapter] = records
 
 
 def _row(sub: dict, result: dict, reference: dict, points: dict[str, tuple[float, str]],

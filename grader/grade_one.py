@@ -1,8 +1,13 @@
 """Grade one submission in its own process: prepare, run sandboxed, collect the records.
 
-`python -m grader.grade_one JOB.json` reads the job, writes RESULT.json (and the executed
-notebook) and exits 0 — also when the submission is broken, which the result then says. The
-parent (`grader.autograde`) runs many of these at once, so a crash here costs one submission.
+`python -m grader.grade_one JOB.json RESULT.json` reads the job, writes RESULT.json (and the
+executed notebook) and exits 0 — also when the submission is broken, which the result then says.
+
+`python -m grader.grade_one --serve` is how `grader.autograde` uses it: a worker that has
+imported the grading code once reads jobs, one JSON line each, from stdin, and forks a fresh
+process per job, so each submission still runs in a process of its own without paying again
+for Python and the notebook libraries to start (about two seconds). For each job it answers
+one line with that process's exit status. A crash costs one submission, never the batch.
 """
 
 from __future__ import annotations
@@ -15,7 +20,11 @@ import tempfile
 import traceback
 from pathlib import Path
 
-import nbformat
+from grader.course import skip_unused_schema_formats
+
+skip_unused_schema_formats()  # before nbformat: each grading worker imports it once
+
+import nbformat  # noqa: E402
 
 from grader import record, runner, sandbox
 from grader.course import read_notebook
@@ -56,13 +65,31 @@ def grade(job: dict) -> dict:
         workdir, control = tmp_path / "w", tmp_path / "c"
         control.mkdir(mode=0o700)
         _copy_submission_folder(Path(job["notebook"]).parent, workdir)
-        if job.get("build_cache") and Path(job["build_cache"]).is_dir():
-            shutil.copytree(job["build_cache"], workdir / ".build-cache", dirs_exist_ok=True)
+        # Caches (C++ builds, JAX compilations) made by the grader's own runs: each kernel gets
+        # a private copy, so nothing one submission writes can reach another.
+        for name, seed in (job.get("seed_caches") or {}).items():
+            if Path(seed).is_dir():
+                shutil.copytree(seed, workdir / name, dirs_exist_ok=True)
         os.chmod(workdir, 0o777)
         limits = sandbox.Limits(**job["limits"])
-        run = runner.run(prepared.nb, workdir, limits, sandboxed=job["sandboxed"], control=control)
-        if job.get("keep_build_cache") and (workdir / ".build-cache").is_dir():
-            shutil.copytree(workdir / ".build-cache", job["keep_build_cache"], dirs_exist_ok=True)
+        targets = job.get("publish_caches") or {}
+        published = []
+
+        def publish() -> None:
+            # Called before the first answer or test cell runs: so far only public cells have.
+            published.append(True)
+            for name, target in targets.items():
+                if (workdir / name).is_dir():
+                    _publish(workdir / name, Path(target))
+
+        first = next((i for i, cell in enumerate(prepared.nb.cells) if cell.cell_type == "code" and (
+            cell.metadata.get("nbgrader", {}).get("solution") or cell.metadata.get("nbgrader", {}).get("grade"))),
+            None)
+        hooks = {first: publish} if targets and first is not None else {}
+        run = runner.run(prepared.nb, workdir, limits, sandboxed=job["sandboxed"], control=control,
+                         before_cell=hooks)
+        if targets and not published and (first is None or run.stopped_at is None or run.stopped_at < first):
+            publish()  # no answer or test cell ran at all
 
     nb = run.nb
     result.update(stopped_at=run.stopped_at, timed_out=run.timed_out, truncated=run.truncated,
@@ -94,6 +121,26 @@ def grade(job: dict) -> dict:
     return result
 
 
+def _publish(src: Path, dst: Path) -> None:
+    """Copy a cache folder to where other jobs read it, each file appearing whole or not at all
+    (other submissions may be copying it at the same moment)."""
+    if not dst.exists():
+        staging = dst.with_name(f"{dst.name}.{os.getpid()}.tmp")
+        shutil.copytree(src, staging)
+        try:
+            os.rename(staging, dst)
+            return
+        except OSError:  # another job published it first: merge into theirs
+            shutil.rmtree(staging, ignore_errors=True)
+    for path in sorted(src.rglob("*")):
+        if path.is_file() and not path.is_symlink():
+            target = dst / path.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            shutil.copyfile(path, staging)
+            os.replace(staging, target)
+
+
 def _copy_submission_folder(src: Path, dst: Path) -> None:
     """The submission's own folder (notebook and any files beside it), size-capped; symlinks skipped."""
     dst.mkdir()
@@ -117,6 +164,32 @@ def _describe(cell, index: int) -> str:
     return f"cell {index}: {first[:80]}"
 
 
+def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
+    """Fork one process per job line ({"job", "result", "log"} paths); answer {"exit": status}."""
+    for line in stdin:
+        paths = json.loads(line)
+        pid = os.fork()
+        if pid == 0:  # the job's own process: nothing of it reaches the worker's pipes
+            code = 1
+            try:
+                null = os.open(os.devnull, os.O_RDONLY)
+                log = os.open(paths["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.dup2(null, 0)
+                os.dup2(log, 1)
+                os.dup2(log, 2)
+                code = main([paths["job"], paths["result"]])
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        stdout.write(json.dumps({"exit": os.waitstatus_to_exitcode(status)}) + "\n")
+        stdout.flush()
+    return 0
+
+
 def main(argv: list[str]) -> int:
     job_path, result_path = Path(argv[0]), Path(argv[1])
     job = json.loads(job_path.read_text())
@@ -133,4 +206,4 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(serve() if sys.argv[1:] == ["--serve"] else main(sys.argv[1:]))

@@ -16,6 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import nbformat
 from jupyter_client.kernelspec import KernelSpecManager
@@ -99,11 +100,14 @@ def _kernel_spec_dir(base: Path, config: Path) -> Path:
 
 
 def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, sandboxed: bool,
-        control: Path) -> RunResult:
+        control: Path, before_cell: dict[int, Callable[[], None]] | None = None) -> RunResult:
     """Execute `nb` (in place) with `workdir` as the kernel's only writable folder.
 
     `control` is a private folder of the grader's for the kernelspec and launch settings.
+    `before_cell` maps a cell's index to a function called once, just before that cell runs
+    (the cells before it have finished).
     """
+    hooks = dict(before_cell or {})
     config = control / "launch.json"
     cgroups = sandbox.make_cgroups(f"jbj-{os.getpid()}-{time.monotonic_ns()}", limits)
     sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=sandboxed, cgroups=cgroups)
@@ -124,6 +128,12 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     started = time.monotonic()
 
     def on_cell_execute(cell, cell_index):
+        hook = hooks.pop(cell_index, None)
+        if hook is not None:
+            try:
+                hook()
+            except Exception:  # a helper of the grader's own: it must never cost the run
+                pass
         current["index"], current["since"] = cell_index, time.monotonic()
 
     def on_cell_executed(cell, cell_index, execute_reply):

@@ -1,0 +1,123 @@
+"""How `grader autograde` runs notebooks: worker processes, the kernel launcher, shared caches.
+
+Each test runs real kernels (sandboxed where this machine allows it) on chapter 00.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import nbformat
+
+from conftest import ROOT
+from grader import grade_one, sandbox
+from grader.autograde import _Workers
+from grader.course import solution_path
+
+CHAPTER = "00_start_here"
+
+
+def _job(tmp_path: Path, name: str, notebook: Path, **extra) -> Path:
+    """A grade_one job file for `notebook`, graded as chapter 00."""
+    job = {"student": name, "chapter": CHAPTER, "notebook": str(notebook),
+           "source": str(solution_path(CHAPTER, ROOT)), "other_sources": {},
+           "executed": str(tmp_path / f"{name}-executed.ipynb"),
+           "limits": asdict(sandbox.Limits(cell_seconds=120, notebook_seconds=300)),
+           "sandboxed": sandbox.probe().sandboxed, **extra}
+    path = tmp_path / f"{name}.job.json"
+    path.write_text(json.dumps(job))
+    return path
+
+
+def _submission(tmp_path: Path, name: str, extra_cell: str | None = None) -> Path:
+    """Chapter 00's solution as a student's file, optionally with one more cell after the imports."""
+    nb = nbformat.read(solution_path(CHAPTER, ROOT), as_version=4)
+    if extra_cell is not None:
+        nb.cells.insert(3, nbformat.v4.new_code_cell(extra_cell))
+    folder = tmp_path / name
+    folder.mkdir()
+    nbformat.write(nb, folder / f"{CHAPTER}.ipynb")
+    return folder / f"{CHAPTER}.ipynb"
+
+
+def test_the_package_imports_no_notebook_libraries_in_a_kernel():
+    """Does `import grader` (what every chapter's first cell does) stay free of nbformat, whose
+    JSON-schema checks take about two seconds to import, in every kernel of every learner?"""
+    code = ("import sys, grader, grader.checks, grader.memory, grader.record; "
+            "print(sorted(m for m in ('nbformat', 'jsonschema', 'nbclient') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_launcher_runs_on_the_standard_library_alone(tmp_path):
+    """Started with -I -S (no site-packages), does launch.py set the limits and start the kernel
+    command in the submission's folder with the grader's environment, and nothing inherited?"""
+    workdir = tmp_path / "w"
+    workdir.mkdir()
+    limits = sandbox.Limits(memory_bytes=3 << 30, cpu_seconds=77, file_bytes=5 << 20)
+    config = tmp_path / "launch.json"
+    sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=False, cgroups=[])
+    probe = ("import os, resource; print(resource.getrlimit(resource.RLIMIT_AS)[0], "
+             "resource.getrlimit(resource.RLIMIT_CPU)[0], resource.getrlimit(resource.RLIMIT_FSIZE)[0], "
+             "os.getcwd(), os.environ.get('JBJ_RECORD'), os.environ.get('HOME') == os.getcwd(), "
+             "'VIRTUAL_ENV_PROMPT_SECRET' in os.environ)")
+    argv = sandbox.launcher_argv(config) + [sys.executable, "-c", probe]
+    assert argv[1:3] == ["-I", "-S"]
+    env = {"PATH": "/usr/bin:/bin", "VIRTUAL_ENV_PROMPT_SECRET": "x"}
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout.split()
+    assert out == [str(3 << 30), "77", str(5 << 20), str(workdir), "1", "True", "False"]
+
+
+def test_the_reference_shares_only_caches_made_before_its_first_answer(tmp_path):
+    """Chapter 00 builds C++ twice: a public demo ("warmup") and, inside exercise 3's answer, the
+    solution's "cube". Does the reference run publish the first and not the second, and does a
+    submission's kernel start with a copy of what was published?"""
+    warm = tmp_path / "warm"
+    caches = {name: str(warm / name) for name in (".build-cache", ".jax-cache")}
+    reference = grade_one.grade(json.loads(_job(tmp_path, "ref", solution_path(CHAPTER, ROOT),
+                                                publish_caches=caches).read_text()))
+    assert reference["status"] == "graded" and not reference["reason"], reference
+    built = sorted(p.name.split("-")[0] for p in (warm / ".build-cache").glob("*.so"))
+    assert built == ["warmup"]
+    assert any((warm / ".jax-cache").iterdir()), "the public cells' compilations were not kept"
+
+    look = "import os\nprint(sorted(n.split('-')[0] for n in os.listdir('.build-cache') if n.endswith('.so')))"
+    student = grade_one.grade(json.loads(_job(tmp_path, "student", _submission(tmp_path, "student", look),
+                                              seed_caches=caches).read_text()))
+    assert student["status"] == "graded", student
+    executed = nbformat.read(tmp_path / "student-executed.ipynb", as_version=4)
+    assert executed.cells[3].outputs[0]["text"].strip() == "['warmup']"
+    # What the submission's kernel wrote went to its own copy, not back to the shared one.
+    assert sorted(p.name.split("-")[0] for p in (warm / ".build-cache").glob("*.so")) == ["warmup"]
+
+
+def test_a_worker_survives_a_crashed_job_and_is_replaced_after_a_hung_one(tmp_path):
+    """A job whose process dies without a result reports its exit status; a job past its deadline
+    is killed with its worker; either way the next job on that pool grades normally."""
+    workers = _Workers(1, tmp_path)
+    try:
+        broken = tmp_path / "broken.job.json"
+        broken.write_text("{ not json")
+        paths = {"job": str(broken), "result": str(tmp_path / "broken.result.json"),
+                 "log": str(tmp_path / "broken.log")}
+        assert workers.run(paths, deadline=120) == 1
+        assert not Path(paths["result"]).exists()
+        assert "JSONDecodeError" in Path(paths["log"]).read_text()
+
+        hung = _job(tmp_path, "hung", _submission(tmp_path, "hung", "import time\ntime.sleep(60)"))
+        paths = {"job": str(hung), "result": str(tmp_path / "hung.result.json"), "log": str(tmp_path / "hung.log")}
+        assert workers.run(paths, deadline=8) == "grading did not finish within 8 s"
+        assert workers.count == 2  # the hung worker was replaced
+
+        fine = _job(tmp_path, "fine", _submission(tmp_path, "fine"))
+        paths = {"job": str(fine), "result": str(tmp_path / "fine.result.json"), "log": str(tmp_path / "fine.log")}
+        assert workers.run(paths, deadline=300) == 0
+        result = json.loads(Path(paths["result"]).read_text())
+        assert result["status"] == "graded" and not result["reason"], result
+    finally:
+        workers.close()
+    assert all(worker.poll() is not None for worker in workers.started)
