@@ -531,10 +531,7 @@ def _write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: san
                  f"{limits.memory_bytes >> 20} MiB memory, {limits.cpu_seconds} s CPU, "
                  f"{limits.output_bytes_per_cell} bytes of output per cell. Workers: {workers}. "
                  f"Took {seconds:.1f} s.")
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r.status.split(":")[0]] = counts.get(r.status.split(":")[0], 0) + 1
-    lines += ["", "Submissions: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f" ({len(rows)} in all).", ""]
+    lines += ["", f"Submissions: {status_counts(rows)} ({len(rows)} in all).", ""]
     lines += ["| student | chapter | score | status | notes |", "| --- | --- | --- | --- | --- |"]
     for r in rows:
         score = "—" if r.score is None else f"{r.score:g} / {r.max_score:g}"
@@ -549,6 +546,15 @@ def _write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: san
     tmp.write_text("\n".join(lines) + "\n")
     os.replace(tmp, path)
     return path
+
+
+def status_counts(rows: list[Row]) -> str:
+    """How many submissions ended in each status, as "18 graded, 2 failed"."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        kind = row.status.split(":")[0]
+        counts[kind] = counts.get(kind, 0) + 1
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
 
 
 def _md(text: str) -> str:

@@ -46,7 +46,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _autograde(args: argparse.Namespace) -> int:
-    from grader.autograde import autograde
+    from grader.autograde import autograde, status_counts
     from grader.sandbox import Limits
 
     course = Path(args.course)
@@ -62,12 +62,10 @@ def _autograde(args: argparse.Namespace) -> int:
                         use_sandbox=not args.no_sandbox, feedback=not args.no_feedback)
     if not summary.sandboxed:
         print(f"WARNING: graded WITHOUT a sandbox: {summary.sandbox_reason}", file=sys.stderr)
-    counts: dict[str, int] = {}
-    for row in summary.rows:
-        counts[row.status.split(":")[0]] = counts.get(row.status.split(":")[0], 0) + 1
-    print(f"{len(summary.rows)} submissions: " + ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
-          + f" in {summary.seconds:.0f} s")
-    print(f"grades:   {summary.grades_csv}\nreport:   {summary.report}\nfeedback: {course / 'feedback'}")
+    print(f"{len(summary.rows)} submissions: {status_counts(summary.rows)} in {summary.seconds:.0f} s")
+    print(f"grades:   {summary.grades_csv}\nreport:   {summary.report}")
+    if not args.no_feedback:
+        print(f"feedback: {course / 'feedback'}")
     return 0
 
 
