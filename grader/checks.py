@@ -185,6 +185,7 @@ def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float
         _fail(f"{what}: expected shape {exp_np.shape}, got {got_np.shape}", hint)
     if dtype and got_np.dtype != exp_np.dtype:
         _fail(f"{what}: expected dtype {exp_np.dtype}, got {got_np.dtype}", hint)
+    got_np, exp_np = _numeric(got_np), _numeric(exp_np)
     if got_np.dtype.kind not in "biufc" or exp_np.dtype.kind not in "biufc":
         _fail(f"{what}: expected numbers, got dtype {got_np.dtype}", hint)
     if got_np.dtype.kind in "biu" and exp_np.dtype.kind in "biu":
@@ -195,6 +196,16 @@ def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         _fail(f"{what}: {int(bad.sum())} of {bad.size} values differ; at index {where} "
               f"expected {exp_np[where].item()!r}, got {got_np[where].item()!r}", hint)
+
+
+def _numeric(a: np.ndarray) -> np.ndarray:
+    """bfloat16 and the float8 types (from ml_dtypes) are numbers NumPy cannot compare: widen them."""
+    if a.dtype.kind == "V" and a.dtype.names is None:
+        try:
+            return a.astype(np.float32)
+        except (TypeError, ValueError):
+            return a
+    return a
 
 
 def raises(error: type[BaseException], fn: Callable[[], Any], *, what: str,

@@ -211,3 +211,15 @@ def test_a_real_not_implemented_error_is_a_crash_not_an_unanswered_exercise():
     with pytest.raises(checks.NotAnswered):
         with checks.exercise(12):
             checks.raises(NotImplementedError, lambda: (_ for _ in ()).throw(NotImplementedError()), what="stub")
+
+
+def test_close_compares_bfloat16_values_and_still_fails_a_wrong_one(capsys):
+    """Can a check compare bfloat16 arrays (NumPy alone cannot), and does a wrong value or a
+    float32 answer where bfloat16 is expected still fail?"""
+    expected = jnp.array([1.0, 2.5, -3.0], jnp.bfloat16)
+    with checks.exercise(1):
+        checks.close(jnp.array([1.0, 2.5, -3.0], jnp.bfloat16), expected, what="halves", rtol=1e-2)
+    with pytest.raises(checks.CheckFailed, match=r"1 of 3 values differ; at index \(1,\)"):
+        checks.close(jnp.array([1.0, 2.75, -3.0], jnp.bfloat16), expected, what="halves", rtol=1e-2)
+    with pytest.raises(checks.CheckFailed, match="expected dtype bfloat16, got float32"):
+        checks.close(jnp.array([1.0, 2.5, -3.0], jnp.float32), expected, what="halves", rtol=1e-2)

@@ -57,6 +57,19 @@ def test_close_needs_the_same_shape_dtype_and_an_array(got, words):
     assert not verdict.passed and words in verdict.message, verdict
 
 
+def test_bfloat16_records_are_judged_by_value():
+    """Does a bfloat16 array survive the record and pass when right, fail when a value is off?"""
+    import ml_dtypes
+
+    want = np.array([1.0, 2.5, -3.0], dtype=ml_dtypes.bfloat16)
+    loose = {**CLOSE, "rtol": 1e-2}
+    ref = _cell(_record("close", want, **loose))
+    assert judge("Exercise 1", ref, _cell(_record("close", want.copy(), **loose))).passed
+    off = np.array([1.0, 2.75, -3.0], dtype=ml_dtypes.bfloat16)
+    verdict = judge("Exercise 1", ref, _cell(_record("close", off, **loose)))
+    assert not verdict.passed and "1 of 3 values differ" in verdict.message, verdict
+
+
 def test_objects_that_claim_equality_are_recorded_by_type_only():
     """Does an object whose __eq__ is always true compare equal to nothing?"""
     class Anything:
