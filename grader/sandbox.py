@@ -133,6 +133,7 @@ def probe() -> Probe:
 
 # ---- cgroups: limits on the whole process tree, where the machine lets us make one ----------
 
+@lru_cache(maxsize=1)
 def _cgroup_kind() -> str | None:
     try:
         if Path("/sys/fs/cgroup/cgroup.controllers").exists():
@@ -155,7 +156,7 @@ def _own_cgroup_v1(controller: str) -> Path:
 
 def make_cgroups(name: str, limits: Limits) -> list[Path]:
     """Create cgroups limiting processes and memory; returns their folders ([] if not possible)."""
-    kind = probe().cgroups
+    kind = _cgroup_kind()  # not probe(): that starts a whole sandbox, and this runs once per kernel
     made = []
     try:
         if kind == "v1":
