@@ -3,8 +3,11 @@
 The pipeline, in order:
 1. import an LMS download, if given, into submitted/<student>/<chapter>/ (`grader.intake`);
 2. record each chapter's assignment in the gradebook (nbgrader generate_assignment);
-3. run the reference solution of each chapter, then every submission, each in its own worker
-   process and sandboxed kernel (`grader.grade_one`), several at a time;
+3. run the reference solution of each chapter and every submission (the reference first in the
+   queue), each in a process of its own, forked by one of a few long-lived workers, and in a
+   sandboxed kernel (`grader.grade_one`), as many at a time as there are workers; meanwhile
+   step 2 runs in the background at a lower priority. Kernels start from the C++ builds and
+   JAX compilations the reference made before its first answer cell (public cells only);
 4. judge each test cell by comparing the submission's record with the reference's (`grader.verdict`);
 5. write the gradebook (nbgrader's SQLite record), the autograded notebooks, HTML feedback,
    grades.csv with a status per submission, and a report of what happened to each one.
@@ -297,20 +300,23 @@ class _Workers:
 
     def __init__(self, n: int, folder: Path):
         self.folder, self.count, self.logs, self.started = folder, 0, [], []
+        self.lock = threading.Lock()  # a replacement can be started from any job's thread
         self.free: queue.Queue = queue.Queue()
         for _ in range(n):
             self.free.put(self._start())
 
     def _start(self) -> subprocess.Popen:
-        self.count += 1
-        log = (self.folder / f"worker-{self.count}.log").open("w")
-        self.logs.append(log)
-        # Its own session, so that killing it reaches the job it forked and that job's kernel.
-        worker = subprocess.Popen([sys.executable, "-m", "grader.grade_one", "--serve"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=log, text=True, cwd=self.folder,
-                                  start_new_session=True)
-        self.started.append(worker)
-        return worker
+        with self.lock:
+            self.count += 1
+            log = (self.folder / f"worker-{self.count}.log").open("w")
+            self.logs.append(log)
+            # Its own session, so that killing it reaches the job it forked (whose kernel dies
+            # with that job: bubblewrap's --die-with-parent, or the launcher's own setting).
+            worker = subprocess.Popen([sys.executable, "-m", "grader.grade_one", "--serve"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+                                      cwd=self.folder, start_new_session=True)
+            self.started.append(worker)
+            return worker
 
     def run(self, paths: dict[str, str], deadline: float) -> int | str:
         """The job's exit status, or why there is none."""

@@ -12,6 +12,17 @@ import resource
 import sys
 
 
+def _die_with_parent() -> None:
+    """Linux: have the kernel killed if the grading process that started it dies first (the
+    setting survives exec). Without a sandbox nothing else would end an idle orphaned kernel."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):
+        pass
+
+
 def main(config_path: str, kernel_argv: list[str]) -> None:
     with open(config_path, encoding="utf-8") as f:
         config = json.load(f)
@@ -26,6 +37,7 @@ def main(config_path: str, kernel_argv: list[str]) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    _die_with_parent()
     argv = config["prefix"] + kernel_argv
     if config["prefix"]:  # bubblewrap sets the kernel's environment and folder itself
         os.execvp(argv[0], argv)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 
@@ -70,6 +71,31 @@ def test_the_launcher_runs_on_the_standard_library_alone(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "VIRTUAL_ENV_PROMPT_SECRET": "x"}
     out = subprocess.run(argv, capture_output=True, text=True, check=True, env=env).stdout.split()
     assert out == [str(3 << 30), "77", str(5 << 20), str(workdir), "1", "True", "False"]
+
+
+def test_a_kernel_does_not_outlive_the_process_that_launched_it(tmp_path):
+    """If the grading process dies (killed at its deadline, say), does the kernel it started die
+    with it, even without a sandbox?"""
+    workdir = tmp_path / "w"
+    workdir.mkdir()
+    config = tmp_path / "launch.json"
+    sandbox.write_launch_config(config, workdir=workdir, limits=sandbox.Limits(), sandboxed=False, cgroups=[])
+    parent = ("import subprocess, sys, time; "
+              f"p = subprocess.Popen({sandbox.launcher_argv(config) + ['sleep', '60']!r}); "
+              "print(p.pid, flush=True); time.sleep(60)")
+    proc = subprocess.Popen([sys.executable, "-c", parent], stdout=subprocess.PIPE, text=True)
+    kernel = int(proc.stdout.readline())
+    time.sleep(0.5)  # the launcher has replaced itself with the "kernel" by now
+    assert Path(f"/proc/{kernel}/cmdline").read_bytes().split(b"\0")[0] == b"sleep"
+    proc.kill()
+    proc.wait()
+    for _ in range(50):
+        state = Path(f"/proc/{kernel}/stat")
+        if not state.exists() or state.read_text().split(")")[-1].split()[0] == "Z":
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the kernel outlived its launcher's parent")
 
 
 def test_the_reference_shares_only_caches_made_before_its_first_answer(tmp_path):
