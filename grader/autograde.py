@@ -135,8 +135,9 @@ def _grade_all(course: Path, known: list[str], found: list[dict], tmp: Path, pro
     for row in rows:
         row.max_score = sum(p for p, _ in max_points.get(row.chapter, {}).values())
 
-    references, todo = _cached_references(course, wanted, cache_dir)
-    warm = {ch: cache_dir / f"warm-{ch}-{_reference_key(course, ch)}" for ch in wanted}
+    keys = {ch: _reference_key(course, ch) for ch in wanted}
+    references, todo = _cached_references(wanted, keys, cache_dir)
+    warm = {ch: cache_dir / f"warm-{ch}-{keys[ch]}" for ch in wanted}
     bar = _Progress(len(jobs) + len(todo), enabled=progress)
     results: dict[tuple[str, str], dict] = {}
     # The reference runs go first in the queue; nothing waits for them: nothing is judged until
@@ -374,7 +375,7 @@ def _run_job(course: Path, sub: dict, tmp: Path, limits: sandbox.Limits, sandbox
     chapter, student = sub["chapter"], sub["student"]
     name = f"{student}-{chapter}-{hashlib.sha1(f'{student}/{chapter}'.encode()).hexdigest()[:8]}"
     job_path, result_path, log_path = (tmp / f"{name}.{kind}" for kind in ("job.json", "result.json", "log"))
-    caches = {name: str(warm / name) for name in (".build-cache", ".jax-cache")}
+    caches = {folder: str(warm / folder) for folder in (".build-cache", ".jax-cache")}
     job = {"student": student, "chapter": chapter, "notebook": str(sub["notebook"]),
            "source": str(course / "solutions" / chapter / f"{chapter}.ipynb"),
            "other_sources": {ch: str(course / "solutions" / ch / f"{ch}.ipynb") for ch in known if ch != chapter},
@@ -404,13 +405,14 @@ def _reference_key(course: Path, chapter: str) -> str:
     return h.hexdigest()[:16]
 
 
-def _cached_references(course: Path, chapters: list[str], cache: Path) -> tuple[dict, list[tuple[str, Path]]]:
+def _cached_references(chapters: list[str], keys: dict[str, str],
+                       cache: Path) -> tuple[dict, list[tuple[str, Path]]]:
     """Each chapter's reference records, from the cache in .grader/ (keyed by the solution's
     content, the grading code and the JAX version); and the chapters whose solution must run."""
     out: dict = {"_errors": {}}
     todo = []
     for chapter in chapters:
-        cached = cache / f"reference-{chapter}-{_reference_key(course, chapter)}.json"
+        cached = cache / f"reference-{chapter}-{keys[chapter]}.json"
         if cached.exists():
             out[chapter] = json.loads(cached.read_text())
         else:

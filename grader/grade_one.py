@@ -122,23 +122,14 @@ def grade(job: dict) -> dict:
 
 
 def _publish(src: Path, dst: Path) -> None:
-    """Copy a cache folder to where other jobs read it, each file appearing whole or not at all
-    (other submissions may be copying it at the same moment)."""
-    if not dst.exists():
-        staging = dst.with_name(f"{dst.name}.{os.getpid()}.tmp")
-        shutil.copytree(src, staging)
-        try:
-            os.rename(staging, dst)
-            return
-        except OSError:  # another job published it first: merge into theirs
-            shutil.rmtree(staging, ignore_errors=True)
-    for path in sorted(src.rglob("*")):
-        if path.is_file() and not path.is_symlink():
-            target = dst / path.relative_to(src)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-            shutil.copyfile(path, staging)
-            os.replace(staging, target)
+    """Copy a cache folder to where later jobs read it, whole or not at all: it is filled under
+    another name, then renamed (one reference run per chapter publishes, once)."""
+    staging = dst.with_name(f"{dst.name}.{os.getpid()}.tmp")
+    shutil.copytree(src, staging)
+    try:
+        os.rename(staging, dst)
+    except OSError:  # already there, from an earlier run with the same key: keep that one
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _copy_submission_folder(src: Path, dst: Path) -> None:
