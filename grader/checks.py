@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import sys
 from contextlib import contextmanager
@@ -128,7 +129,7 @@ def exercise(label: int | str, *answers: str) -> Iterator[None]:
         _emit(state, "ok")
         print(f"{title}: {state['count']} checks recorded for grading.")
         return
-    print(f"✅ {title}: all {state['count']} checks passed.")
+    print(f"✅ {title}: all {state['count']} check{'' if state['count'] == 1 else 's'} passed.")
 
 
 def true(condition: Any, message: str, *, hint: str | None = None) -> None:
@@ -238,8 +239,18 @@ def raises(error: type[BaseException], fn: Callable[[], Any], *, what: str,
     raise AssertionError("unreachable")
 
 
-def answers(given: dict[str, Any], *, choices: str | None = None, key: dict[str, str] | None = None) -> None:
-    """Multiple-choice answers: each one a single letter from `choices`; with `key`, all correct.
+def answer_hash(salt: str, name: str, letter: str) -> str:
+    """The digest a quiz cell stores for answer `letter` to question `name`: a learner's notebook
+    can then tell right from wrong without the key being readable in it. `salt` (the chapter id)
+    makes the same letter to the same question name hash differently in each chapter."""
+    text = f"{salt}\0{name}\0{str.lower(str.strip(letter))}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def answers(given: dict[str, Any], *, choices: str | None = None, key: dict[str, str] | None = None,
+            hashes: dict[str, str] | None = None, salt: str = "") -> None:
+    """Multiple-choice answers: each one a single letter from `choices`; with `key` (hidden, the
+    letters) or `hashes` (visible, `answer_hash(salt, name, letter)` of each right letter), all correct.
 
     A wrong answer is named but the right letter is not shown, so the check can be run again.
     """
@@ -257,4 +268,10 @@ def answers(given: dict[str, Any], *, choices: str | None = None, key: dict[str,
                  if type(given.get(name)) is not str or str.lower(str.strip(given[name])) != right]
         if wrong:
             _fail(f"{len(wrong)} of {len(key)} answers are wrong: {', '.join(wrong)}",
+                  "re-read the section each question is about")
+    if hashes is not None:
+        wrong = [name for name, digest in hashes.items()
+                 if type(given.get(name)) is not str or answer_hash(salt, name, given[name]) != digest]
+        if wrong:
+            _fail(f"{len(wrong)} of {len(hashes)} answers are wrong: {', '.join(wrong)}",
                   "re-read the section each question is about")

@@ -65,7 +65,7 @@ def test_names_defined_by_the_caller_count_as_answered(capsys):
     defined_here = 1
     with checks.exercise(4, "defined_here"):
         checks.equal(defined_here, 1, what="defined_here")
-    assert "all 1 checks passed" in capsys.readouterr().out
+    assert "all 1 check passed." in capsys.readouterr().out
 
 
 def test_crash_in_learner_code_is_one_line():
@@ -139,6 +139,30 @@ def test_quiz_answers_format_and_key():
             checks.answers({"q1": "a", "q2": "c"}, key={"q1": "a", "q2": "b"})
     assert "1 of 2 answers are wrong: q2" in str(info.value)
     assert "'b'" not in str(info.value) and '"b"' not in str(info.value)
+
+
+def test_quiz_hashes_tell_right_from_wrong_without_the_key():
+    """Does a visible quiz check with salted hashes pass the right letters, fail a wrong one, and hold no letter?"""
+    hashes = {"q1": checks.answer_hash("09_demo", "q1", "b"), "q2": checks.answer_hash("09_demo", "q2", "c")}
+    assert all(len(h) == 16 and h not in "abc" for h in hashes.values())
+    with checks.exercise("Quiz"):
+        checks.answers({"q1": "B ", "q2": "c"}, choices="abc", hashes=hashes, salt="09_demo")
+    for given, wrong in (({"q1": "a", "q2": "c"}, "q1"), ({"q1": "b", "q2": "a"}, "q2")):
+        with pytest.raises(checks.CheckFailed, match=f"1 of 2 answers are wrong: {wrong}\n"):
+            with checks.exercise("Quiz"):
+                checks.answers(given, choices="abc", hashes=hashes, salt="09_demo")
+    # The same letter hashes differently under another salt (chapter) or question name.
+    assert checks.answer_hash("08_demo", "q1", "b") != hashes["q1"] != checks.answer_hash("09_demo", "q2", "b")
+    with pytest.raises(checks.CheckFailed, match="answers are wrong: q1"):
+        with checks.exercise("Quiz"):
+            checks.answers({"q1": "b", "q2": "c"}, hashes=hashes, salt="08_demo")
+
+
+def test_one_check_is_counted_in_the_singular(capsys):
+    """Does a cell with one check say "all 1 check passed", not "1 checks"?"""
+    with checks.exercise("Quiz"):
+        checks.answers({"q1": "a"}, choices="abc")
+    assert capsys.readouterr().out.strip() == "✅ Quiz: all 1 check passed."
 
 
 def test_nested_liars_and_str_subclasses_do_not_pass():
