@@ -162,7 +162,17 @@ class Library:
                 f"{self.name}: no exported symbol {symbol!r}. Did XLA_FFI_DEFINE_HANDLER_SYMBOL "
                 "name it differently, or is it missing `extern \"C\"`?"
             ) from None
-        jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(fn), platform=platform)
+        try:
+            jax.ffi.register_ffi_target(target, jax.ffi.pycapsule(fn), platform=platform)
+        except Exception as err:
+            # A name registered directly with jax.ffi (not through this helper) is only known to XLA.
+            if "Duplicate FFI handler registration" not in str(err):
+                raise
+            raise RegistrationError(
+                f"FFI target {target!r} is already registered with another handler (registered elsewhere in "
+                "this process), and XLA refuses a second handler for a name. Register the new build under a "
+                f"new name (e.g. {target + '_v2'!r}), or restart the kernel."
+            ) from None
         _REGISTERED[(target, platform)] = (self.key, symbol)
         return target
 

@@ -152,6 +152,26 @@ def test_cxx_naming_a_missing_program_is_reported(build_cache, monkeypatch):
         build(code=ADD, name="add")
 
 
+@pytest.mark.slow
+def test_a_compile_error_in_a_notebook_cell_shows_the_compiler_lines_not_a_traceback(build_cache, tmp_path):
+    """In a real kernel, does a learner's cell whose C++ does not compile show the compiler's first
+    error lines (file and line number) in a few lines, with no Python traceback?"""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from notebook_runner import errors, execute
+
+    broken = 'handler = r"""\n#include "xla/ffi/api/ffi.h"\nstatic int Impl( { return 1; }\n"""\n'
+    nb = new_notebook(cells=[new_code_cell("import grader\ngrader.setup_notebook()"),
+                             new_code_cell(broken + 'grader.build(code=handler, name="my_handler")')])
+    found = errors(execute(nb, tmp_path))
+    assert [e.index for e in found] == [1], found
+    text = found[0].text
+    assert found[0].ename == "BuildError" and text.startswith("❌ C++ build of 'my_handler' failed:"), text
+    assert "my_handler.cc:3:" in text and "error:" in text, text
+    assert "Traceback" not in text and "File " not in text and len(text.splitlines()) <= 6, text
+
+
 def test_ffi_handler_runs_under_jit_and_registration_is_idempotent(build_cache):
     """Does a real FFI handler build, register (twice, harmlessly) and run under jit?"""
     lib = build("rms_norm.cc")
@@ -180,6 +200,17 @@ def test_registering_a_different_build_under_a_taken_name_is_refused(build_cache
     three.register_ffi_target("scale_test_v2", "Scale")
     out = jax.ffi.ffi_call("scale_test_v2", jax.ShapeDtypeStruct((3,), jnp.float32))(jnp.ones(3, jnp.float32))
     np.testing.assert_array_equal(out, np.full(3, 3.0, np.float32))
+
+
+def test_a_name_taken_directly_through_jax_is_refused_with_the_same_advice(build_cache):
+    """Is a name registered with jax.ffi directly (which this helper never saw) refused in the course's words?"""
+    two = build(code=SCALE_FFI.replace("FACTOR", "2.0f"), name="scale")
+    four = build(code=SCALE_FFI.replace("FACTOR", "4.0f"), name="scale")
+    jax.ffi.register_ffi_target("scale_direct", jax.ffi.pycapsule(two.cdll.Scale), platform="cpu")
+    with pytest.raises(RegistrationError, match="registered elsewhere in this process.*new name"):
+        four.register_ffi_target("scale_direct", "Scale")
+    out = jax.ffi.ffi_call("scale_direct", jax.ShapeDtypeStruct((3,), jnp.float32))(jnp.ones(3, jnp.float32))
+    np.testing.assert_array_equal(out, np.full(3, 2.0, np.float32))  # the first handler still answers
 
 
 def test_unknown_symbol_is_reported(build_cache):

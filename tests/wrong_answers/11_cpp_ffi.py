@@ -1,0 +1,83 @@
+"""Plausible wrong answers for 11_cpp_ffi, one per answer cell (see tests/wrong_answers/__init__.py)."""
+
+# A correct min/max handler, but empty rows are refused in Python (a ValueError) instead of by an
+# ffi::Error from the handler, so no JaxRuntimeError reaches the caller.
+_ROW_MINMAX_CC = r'''
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static ffi::Error RowMinMaxImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> lo,
+                                ffi::ResultBuffer<ffi::F32> hi) {
+  const std::int64_t n = x.dimensions().back();
+  const std::int64_t rows = lo->element_count();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float a = x.typed_data()[r * n], b = a;
+    for (std::int64_t i = 1; i < n; ++i) {
+      const float v = x.typed_data()[r * n + i];
+      a = v < a ? v : a;
+      b = v > b ? v : b;
+    }
+    lo->typed_data()[r] = a;
+    hi->typed_data()[r] = b;
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(RowMinMax, RowMinMaxImpl,
+                              ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+'''
+
+# The backward kernel forgets the product rule: ct_x = ct_y * sigmoid(x).
+_SILU_CC = r'''
+#include <cmath>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static float Sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+
+static ffi::Error SiluFwdImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (std::size_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = x.typed_data()[i] * Sigmoid(x.typed_data()[i]);
+  return ffi::Error::Success();
+}
+
+static ffi::Error SiluBwdImpl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> ct_y, ffi::ResultBuffer<ffi::F32> ct_x) {
+  for (std::size_t i = 0; i < x.element_count(); ++i) ct_x->typed_data()[i] = ct_y.typed_data()[i] * Sigmoid(x.typed_data()[i]);
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SiluFwd, SiluFwdImpl, ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SiluBwd, SiluBwdImpl,
+                              ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+'''
+
+WRONG = {
+    "ex1_answer": f"row_minmax_cc = r'''{_ROW_MINMAX_CC}'''\n"
+                  "lib = grader.build(code=row_minmax_cc, name='row_minmax_wrong')\n"
+                  "jax.ffi.register_ffi_target('row_minmax_wrong', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
+                  "def row_minmax(x):\n"
+                  "    if x.shape[-1] == 0:\n"
+                  "        raise ValueError('row_minmax: rows must not be empty')\n"
+                  "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
+                  "    return jax.ffi.ffi_call('row_minmax_wrong', (spec, spec), vmap_method='broadcast_all')(x)\n",
+    "ex2_answer": f"silu_cc = r'''{_SILU_CC}'''\n"
+                  "lib = grader.build(code=silu_cc, name='silu_wrong')\n"
+                  "jax.ffi.register_ffi_target('silu_fwd_wrong', jax.ffi.pycapsule(lib.cdll.SiluFwd), platform='cpu')\n"
+                  "jax.ffi.register_ffi_target('silu_bwd_wrong', jax.ffi.pycapsule(lib.cdll.SiluBwd), platform='cpu')\n"
+                  "def _kernel(x):\n"
+                  "    return jax.ffi.ffi_call('silu_fwd_wrong', jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all')(x)\n"
+                  "@jax.custom_vjp\n"
+                  "def silu_ffi(x):\n"
+                  "    return _kernel(x)\n"
+                  "silu_ffi.defvjp(lambda x: (_kernel(x), x),\n"
+                  "                lambda x, ct: (jax.ffi.ffi_call('silu_bwd_wrong', jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
+                  "                                                vmap_method='broadcast_all')(x, ct),))\n",
+    # The batching rule leaves the batch axis where it is, also when it is the axis the kernel normalises.
+    "ex3_answer": "rms_norm_prim_p = Primitive('rms_norm_prim')\n"
+                  "rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: jax.core.ShapedArray(x.shape, x.dtype))\n"
+                  "mlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering('rms_norm'), platform='cpu')\n"
+                  "rms_norm_prim_p.def_impl(partial(xla.apply_primitive, rms_norm_prim_p))\n"
+                  "batching.primitive_batchers[rms_norm_prim_p] = lambda args, dims, *, eps: (rms_norm_prim_p.bind(args[0], eps=eps), dims[0])\n",
+    # q1: believes a Python float is narrowed to float32 as arrays are.
+    "quiz_answer": 'q1 = "a"\nq2 = "a"\nq3 = "b"\nq4 = "c"\n',
+}
