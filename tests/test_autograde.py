@@ -136,6 +136,26 @@ def test_gradebook_feedback_and_report_agree_with_grades_csv(graded):
     assert ("Sandbox: **on**" in report) == sandbox.probe().sandboxed
 
 
+# A learner's C++ answer for chapter 11's exercise 2 that writes through a null pointer when the
+# test cell first calls it: the sandboxed kernel dies with SIGSEGV in the middle of grading.
+NULL_DEREFERENCE_SILU = (
+    'silu_cc = r"""\n'
+    '#include "xla/ffi/api/ffi.h"\n'
+    'namespace ffi = xla::ffi;\n'
+    'static ffi::Error CrashImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n'
+    '  volatile float* nowhere = nullptr;\n'
+    '  *nowhere = x.typed_data()[0];\n'
+    '  return ffi::Error::Success();\n'
+    '}\n'
+    'XLA_FFI_DEFINE_HANDLER_SYMBOL(Crash, CrashImpl, ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n'
+    '"""\n'
+    'crash_lib = grader.build(code=silu_cc, name="crash")\n'
+    'jax.ffi.register_ffi_target("crash", jax.ffi.pycapsule(crash_lib.cdll.Crash), platform="cpu")\n'
+    'def silu_ffi(x):\n'
+    '    return jax.ffi.ffi_call("crash", jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method="broadcast_all")(x)\n'
+)
+
+
 @pytest.fixture(scope="module")
 def every_chapter(tmp_path_factory):
     """Each chapter's solution, learner notebook, and solution with exercise 2 wrong, graded by autograde."""
@@ -153,9 +173,16 @@ def every_chapter(tmp_path_factory):
         for cell in wrong.cells:
             if cell.metadata.get("nbgrader", {}).get("grade_id") == "ex2_answer":
                 cell.source = wrong_answers(chapter)["ex2_answer"]
-        for student, nb in (("solution", nbformat.read(solution_path(chapter, ROOT), as_version=4)),
-                            ("learner", nbformat.read(learner_path(chapter, ROOT), as_version=4)),
-                            ("ex2-wrong", wrong)):
+        submissions = [("solution", nbformat.read(solution_path(chapter, ROOT), as_version=4)),
+                       ("learner", nbformat.read(learner_path(chapter, ROOT), as_version=4)),
+                       ("ex2-wrong", wrong)]
+        if chapter == "11_cpp_ffi":
+            crashing = nbformat.read(solution_path(chapter, ROOT), as_version=4)
+            for cell in crashing.cells:
+                if cell.metadata.get("nbgrader", {}).get("grade_id") == "ex2_answer":
+                    cell.source = NULL_DEREFERENCE_SILU
+            submissions.append(("ffi-segfault", crashing))
+        for student, nb in submissions:
             folder = course / "submitted" / student / chapter
             folder.mkdir(parents=True)
             nbformat.write(nb, folder / f"{chapter}.ipynb")
@@ -175,3 +202,13 @@ def test_every_chapter_grades_the_same_outside_the_kernel(every_chapter, chapter
     points, most, message = wrong.exercises["ex2_test"]
     assert points == 0 and message.startswith("Exercise 2: "), wrong.exercises["ex2_test"]
     assert wrong.score == wrong.max_score - most, wrong
+
+
+def test_a_cpp_answer_that_segfaults_keeps_the_points_earned_before_it(every_chapter):
+    """Does chapter 11 with a C++ exercise 2 that dereferences null end as `incomplete` (SIGSEGV), with
+    exercise 1's points kept and the cells after the crash at 0?"""
+    row = every_chapter[("ffi-segfault", "11_cpp_ffi")]
+    assert row.status.startswith("incomplete: ") and "SIGSEGV" in row.status, row.status
+    assert row.exercises["ex1_test"][0] == row.exercises["ex1_test"][1] > 0, row.exercises
+    assert all(row.exercises[gid][0] == 0 for gid in ("ex2_test", "ex3_test", "quiz_test")), row.exercises
+    assert row.score == row.exercises["ex1_test"][0], row

@@ -46,13 +46,22 @@ def test_every_exercise_has_a_wrong_answer_to_test(chapter):
     assert set(wrong_answers(chapter)) == answers, f"tests/wrong_answers/{chapter}.py must cover {sorted(answers)}"
 
 
+def checks_every_requirement_visibly(chapter: str) -> bool:
+    """Is the chapter written to the rule that every requirement has a visible check? Its quiz then
+    checks the answers themselves (salted hashes) where the learner can see it, not only their format.
+    Chapters 00-08 predate the rule; they are tested on the solution notebook until they follow it."""
+    nb = nbformat.read(solution_path(chapter), as_version=4)
+    return any(c.metadata.get("nbgrader", {}).get("grade_id") == "quiz_test" and "hashes=" in c.source for c in nb.cells)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_self_checks_reject_wrong_answers(chapter):
-    """With a wrong answer in every exercise, does every self-check fail with expected vs got?"""
+    """With a wrong answer in every exercise, does every self-check fail with expected vs got — in the
+    learner's notebook, on the visible checks alone, for a chapter that checks every requirement visibly?"""
     wrong = wrong_answers(chapter)
     assert wrong, f"add tests/wrong_answers/{chapter}.py"
-    path = solution_path(chapter)
+    path = learner_path(chapter) if checks_every_requirement_visibly(chapter) else solution_path(chapter)
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -87,3 +96,9 @@ def test_stored_outputs_have_no_stderr_or_errors(chapter):
         for output in cell.get("outputs", []):
             assert output.get("output_type") != "error", (chapter, index)
             assert not (output.get("output_type") == "stream" and output.get("name") == "stderr"), (chapter, index)
+
+
+def test_chapters_from_09_on_check_every_requirement_visibly():
+    """Do the chapters written after the visible-check rule (09 onwards) follow it, their quiz included?"""
+    later = [chapter for chapter in CHAPTERS if int(chapter[:2]) >= 9]
+    assert [chapter for chapter in later if not checks_every_requirement_visibly(chapter)] == []
