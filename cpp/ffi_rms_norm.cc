@@ -1,8 +1,10 @@
 // RMSNorm for chapter 11, reachable two ways: a plain C function for ctypes, and XLA FFI handlers
 // that XLA calls from inside a compiled program. The math is in ffi_rms_norm.h.
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "ffi_rms_norm.h"
 #include "xla/ffi/api/ffi.h"
@@ -36,6 +38,11 @@ static ffi::Error RowsAndLength(const Buffer& x, const char* who, std::int64_t* 
 static ffi::Error RmsNormImpl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
   std::int64_t rows, n;
   if (ffi::Error err = RowsAndLength(x, "rms_norm", &rows, &n); err.failure()) return err;
+  // XLA checks dtypes and ranks against the binding, but not sizes: a result declared smaller than
+  // x would be written past its end.
+  if (y->element_count() != x.element_count()) {
+    return ffi::Error::InvalidArgument("rms_norm: y must have as many elements as x");
+  }
   jbj::RmsNormForward<float, float>(x.typed_data(), y->typed_data(), static_cast<float*>(nullptr),
                                     rows, n, eps);
   return ffi::Error::Success();
@@ -76,7 +83,7 @@ static ffi::Error ByDtype(ffi::DataType t, const char* who, Fn&& fn) {
   }
 }
 
-static ffi::Error SameShape(const ffi::AnyBuffer& a, const ffi::AnyBuffer& b, const char* who) {
+static ffi::Error SameSize(const ffi::AnyBuffer& a, const ffi::AnyBuffer& b, const char* who) {
   if (a.element_type() != b.element_type() || a.element_count() != b.element_count()) {
     return ffi::Error::InvalidArgument(std::string(who) +
                                        ": buffers must share one dtype and one size");
@@ -89,7 +96,7 @@ static ffi::Error RmsNormFwdImpl(float eps, ffi::AnyBuffer x, ffi::Result<ffi::A
                                  ffi::Result<ffi::AnyBuffer> scale) {
   std::int64_t rows, n;
   if (ffi::Error err = RowsAndLength(x, "rms_norm_fwd", &rows, &n); err.failure()) return err;
-  if (ffi::Error err = SameShape(x, *y, "rms_norm_fwd"); err.failure()) return err;
+  if (ffi::Error err = SameSize(x, *y, "rms_norm_fwd"); err.failure()) return err;
   if (scale->element_type() != ScaleType(x.element_type()) || scale->element_count() != rows) {
     return ffi::Error::InvalidArgument("rms_norm_fwd: the scale result has the wrong dtype or size");
   }
@@ -117,8 +124,8 @@ static ffi::Error RmsNormBwdImpl(ffi::AnyBuffer scale, ffi::AnyBuffer x, ffi::An
                                  ffi::Result<ffi::AnyBuffer> ct_x) {
   std::int64_t rows, n;
   if (ffi::Error err = RowsAndLength(x, "rms_norm_bwd", &rows, &n); err.failure()) return err;
-  if (ffi::Error err = SameShape(x, ct_y, "rms_norm_bwd"); err.failure()) return err;
-  if (ffi::Error err = SameShape(x, *ct_x, "rms_norm_bwd"); err.failure()) return err;
+  if (ffi::Error err = SameSize(x, ct_y, "rms_norm_bwd"); err.failure()) return err;
+  if (ffi::Error err = SameSize(x, *ct_x, "rms_norm_bwd"); err.failure()) return err;
   if (scale.element_type() != ScaleType(x.element_type()) || scale.element_count() != rows) {
     return ffi::Error::InvalidArgument("rms_norm_bwd: the scale input has the wrong dtype or size");
   }
