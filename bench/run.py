@@ -66,9 +66,9 @@ def grading_section(grading: dict) -> list[str]:
     walls, per = grading["walls"], grading["per_submission"]
     ratio = med(walls["nbgrader"]) / med(walls["grader"])
     if grading.get("reused"):
-        when = grading.get("measured_at", "an earlier run")
-        provenance = [f"*Not measured in this run:* taken from `bench/grading-times.json`, measured {when}"
-                      + ("" if "measured_at" in grading else " (before runs recorded their date)") + ".", ""]
+        when = (f"on {grading['measured_at']}" if "measured_at" in grading
+                else "in an earlier run (before runs recorded their date)")
+        provenance = [f"*Not measured in this run:* taken from `bench/grading-times.json`, measured {when}.", ""]
     else:
         provenance = []
     return [
