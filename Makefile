@@ -12,6 +12,8 @@ LAB_ARGS ?=
 PYTEST_ARGS ?=
 # Extra arguments for grader autograde, e.g. make grade GRADE_ARGS="01_numpy_interop --from class.zip".
 GRADE_ARGS ?=
+# Extra arguments for the benchmarks, e.g. make bench BENCH_ARGS=--reuse-grading.
+BENCH_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -50,7 +52,7 @@ grade: $(VENV)/.installed sandbox
 
 # Speed is measured here, never in a pass/fail test; the report goes to bench/REPORT.md.
 bench: $(VENV)/.installed
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 clean-venv:
 	rm -rf $(VENV)
