@@ -23,6 +23,12 @@ WRONG = {
                   "    inputs = [var for var, is_linear in zip(jaxpr.invars, linear) if is_linear]\n"
                   "    return [i for i, eqn in enumerate(jaxpr.eqns)\n"
                   "            if any(isinstance(var, Var) and any(var is x for x in inputs) for var in eqn.invars)]\n",
+    # Right derivatives, but tanh is computed inside `linearized`, so it lands in the tangent
+    # jaxpr and runs again in every backward pass instead of being saved as a residual.
+    "ex4_answer": "def logcosh_linearization(is_vjp, nonzeros, v):\n"
+                  "    return logcosh(v), nonzeros[0], None, None, lambda res, _, v_dot: jnp.tanh(v) * v_dot\n"
+                  "\n"
+                  "ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n",
     # Thinks grad always uses the JVP rule.
     "quiz_answer": 'q1 = "a"\nq2 = "a"\nq3 = "c"\nq4 = "c"\n',
 }
