@@ -47,6 +47,14 @@ def test_every_exercise_has_a_wrong_answer_to_test(chapter):
     assert set(wrong_answer_lists(chapter)) == answers, f"tests/wrong_answers/{chapter}.py must cover {sorted(answers)}"
 
 
+@pytest.mark.parametrize("chapter", [chapter for chapter in CHAPTERS if int(chapter[:2]) <= 8])
+def test_every_exercise_of_chapters_00_to_08_has_two_wrong_answers(chapter):
+    """Does every answer cell of chapters 00-08 have at least two plausible wrong answers, so that each
+    self-check is proven against more than one mistake? (CONTRIBUTING.md asks it of every chapter.)"""
+    short = sorted(gid for gid, sources in wrong_answer_lists(chapter).items() if len(sources) < 2)
+    assert short == [], f"tests/wrong_answers/{chapter}.py: add a second wrong answer for {short}"
+
+
 def checks_every_requirement_visibly(chapter: str) -> bool:
     """Is the chapter written to the rule that every requirement has a visible check? Its quiz then
     checks the answers themselves (salted hashes) where the learner can see it, not only their format.
