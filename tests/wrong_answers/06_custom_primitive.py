@@ -95,6 +95,24 @@ WRONG = {
         '\n'
         'def max_argmax(x):\n'
         '    return tuple(max_argmax_p.bind(x))\n',
+        # Right results, but no refusals: a 0-d x and an empty last axis are both accepted.
+        'def max_argmax_abstract_eval(x):\n'
+        '    return [ShapedArray(x.shape[:-1], x.dtype), ShapedArray(x.shape[:-1], jnp.int32)]\n'
+        '\n'
+        '\n'
+        'def _max_argmax_math(x):\n'
+        '    return jnp.max(x, axis=-1), jnp.argmax(x, axis=-1).astype(jnp.int32)\n'
+        '\n'
+        '\n'
+        "max_argmax_p = Primitive('max_argmax')\n"
+        'max_argmax_p.multiple_results = True\n'
+        'max_argmax_p.def_impl(_max_argmax_math)\n'
+        'max_argmax_p.def_abstract_eval(max_argmax_abstract_eval)\n'
+        'mlir.register_lowering(max_argmax_p, mlir.lower_fun(_max_argmax_math, multiple_results=True))\n'
+        '\n'
+        '\n'
+        'def max_argmax(x):\n'
+        '    return tuple(max_argmax_p.bind(x))\n',
     ],
     "ex3_answer": [
         # Applies the inverse permutation: puts axis i of x at position perm[i].
