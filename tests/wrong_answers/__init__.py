@@ -1,8 +1,8 @@
 """Plausible wrong answers for every answer cell of every chapter, in `<chapter>.py` files.
 
 Each file defines `WRONG = {grade_id of an answer cell: wrong answers}`, where the wrong answers are
-one source string or a list of them: at least two per exercise, the chapter's own named pitfalls
-first. The tests feed them to the self-checks in rounds: round i puts the i-th wrong answer of each
+one source string or a list of them (CONTRIBUTING.md asks for at least two per exercise, the
+chapter's own named pitfalls first). The tests feed them to the self-checks in rounds: round i puts the i-th wrong answer of each
 answer cell (its last one when it has fewer) into the learner's notebook, and every self-check must
 fail with a readable CheckFailed, not a crash or "not answered yet", so each wrong answer is proven
 to fail a visible check. `grader check` and the autograder are given the first wrong answer of a
