@@ -1,21 +1,80 @@
-"""Plausible wrong answers for 05_primitives, one per answer cell (see tests/wrong_answers/__init__.py)."""
+"""Plausible wrong answers for 05_primitives, the chapter's pitfalls first (see tests/wrong_answers/__init__.py)."""
 
 WRONG = {
-    # Reads only the top-level equations: misses everything inside cond, scan, while and jit.
-    "ex1_answer": "def primitive_names(f, *args):\n"
-                  "    return sorted({eqn.primitive.name for eqn in jax.make_jaxpr(f)(*args).eqns})\n",
-    # Counts only the top level, so a primitive inside a loop body counts zero.
-    "ex2_answer": "def count_primitive(f, name, *args):\n"
-                  "    return sum(eqn.primitive.name == name for eqn in jax.make_jaxpr(f)(*args).eqns)\n",
-    # Only matches `= stablehlo.op`, missing "stablehlo.case", stablehlo.return and `applies stablehlo.add`.
-    "ex3_answer": "def stablehlo_ops(f, *args):\n"
-                  "    text = jax.jit(f).lower(*args).as_text()\n"
-                  "    return sorted(set(re.findall(r'= stablehlo\\.(\\w+)', text)))\n",
-    # Looks only at the lowering rules for all platforms, not the platform-specific ones.
-    "ex4_answer": "def rule_tables(p, platform='cpu'):\n"
-                  "    return {'jvp': p in ad.primitive_jvps,\n"
-                  "            'transpose': p in ad.primitive_transposes or p in fancy_transposes,\n"
-                  "            'batching': p in batching.fancy_primitive_batchers,\n"
-                  "            'lowering': p in mlir._lowerings}\n",
-    "quiz_answer": 'q1 = "b"\nq2 = "b"\nq3 = "b"\nq4 = "b"\n',
+    "ex1_answer": [
+        # Looks one level down: the sub-jaxprs of top-level equations, but not the sub-jaxprs inside them.
+        "def primitive_names(f, *args):\n"
+        "    names = set()\n"
+        "    for eqn in jax.make_jaxpr(f)(*args).eqns:\n"
+        "        names.add(eqn.primitive.name)\n"
+        "        for value in eqn.params.values():\n"
+        "            for v in value if isinstance(value, tuple) else (value,):\n"
+        "                if isinstance(v, jex.core.Jaxpr):\n"
+        "                    names.update(e.primitive.name for e in v.eqns)\n"
+        "    return sorted(names)\n",
+        # Reads only the top-level equations: misses everything inside cond, scan, while and jit.
+        "def primitive_names(f, *args):\n"
+        "    return sorted({eqn.primitive.name for eqn in jax.make_jaxpr(f)(*args).eqns})\n",
+        # Recurses, but only into parameters that are a jaxpr themselves, not into tuples of them
+        # (the branches of a cond).
+        "def primitive_names(f, *args):\n"
+        "    names = set()\n"
+        "    def walk(jaxpr):\n"
+        "        for eqn in jaxpr.eqns:\n"
+        "            names.add(eqn.primitive.name)\n"
+        "            for value in eqn.params.values():\n"
+        "                if isinstance(value, jex.core.Jaxpr):\n"
+        "                    walk(value)\n"
+        "    walk(jax.make_jaxpr(f)(*args))\n"
+        "    return sorted(names)\n",
+    ],
+    "ex2_answer": [
+        # Counts only the top level, so a primitive inside a loop body counts zero.
+        "def count_primitive(f, name, *args):\n"
+        "    return sum(eqn.primitive.name == name for eqn in jax.make_jaxpr(f)(*args).eqns)\n",
+        # Counts one level down only: a cond inside a scan body is never opened.
+        "def count_primitive(f, name, *args):\n"
+        "    total = 0\n"
+        "    for eqn in jax.make_jaxpr(f)(*args).eqns:\n"
+        "        total += eqn.primitive.name == name\n"
+        "        for value in eqn.params.values():\n"
+        "            for v in value if isinstance(value, tuple) else (value,):\n"
+        "                if isinstance(v, jex.core.Jaxpr):\n"
+        "                    total += sum(e.primitive.name == name for e in v.eqns)\n"
+        "    return total\n",
+    ],
+    "ex3_answer": [
+        # Only matches `= stablehlo.op`, missing "stablehlo.case", stablehlo.return and `applies stablehlo.add`.
+        "def stablehlo_ops(f, *args):\n"
+        "    text = jax.jit(f).lower(*args).as_text()\n"
+        "    return sorted(set(re.findall(r'= stablehlo\\.(\\w+)', text)))\n",
+        # Finds every operation but keeps the `stablehlo.` prefix.
+        "def stablehlo_ops(f, *args):\n"
+        "    text = jax.jit(f).lower(*args).as_text()\n"
+        "    return sorted(set(re.findall(r'stablehlo\\.\\w+', text)))\n",
+    ],
+    "ex4_answer": [
+        # Section 6's pitfall: reverse mode reads two transpose tables, this reads only the older one.
+        "def rule_tables(p, platform='cpu'):\n"
+        "    return {'jvp': p in ad.primitive_jvps,\n"
+        "            'transpose': p in ad.primitive_transposes,\n"
+        "            'batching': p in batching.fancy_primitive_batchers,\n"
+        "            'lowering': p in mlir._lowerings or p in mlir._platform_specific_lowerings[platform]}\n",
+        # Looks only at the lowering rules for all platforms, not the platform-specific ones.
+        "def rule_tables(p, platform='cpu'):\n"
+        "    return {'jvp': p in ad.primitive_jvps,\n"
+        "            'transpose': p in ad.primitive_transposes or p in fancy_transposes,\n"
+        "            'batching': p in batching.fancy_primitive_batchers,\n"
+        "            'lowering': p in mlir._lowerings}\n",
+        # Looks up the CPU's platform-specific rules whatever platform it is asked about.
+        "def rule_tables(p, platform='cpu'):\n"
+        "    return {'jvp': p in ad.primitive_jvps,\n"
+        "            'transpose': p in ad.primitive_transposes or p in fancy_transposes,\n"
+        "            'batching': p in batching.fancy_primitive_batchers,\n"
+        "            'lowering': p in mlir._lowerings or p in mlir._platform_specific_lowerings['cpu']}\n",
+    ],
+    "quiz_answer": [
+        'q1 = "b"\nq2 = "b"\nq3 = "b"\nq4 = "b"\n',
+        'q1 = "b"\nq2 = "a"\nq3 = "a"\nq4 = "b"\n',
+    ],
 }
