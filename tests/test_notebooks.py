@@ -47,20 +47,21 @@ def test_every_exercise_has_a_wrong_answer_to_test(chapter):
     assert set(wrong_answer_lists(chapter)) == answers, f"tests/wrong_answers/{chapter}.py must cover {sorted(answers)}"
 
 
-@pytest.mark.parametrize("chapter", [chapter for chapter in CHAPTERS if int(chapter[:2]) <= 8])
-def test_every_exercise_of_chapters_00_to_08_has_two_wrong_answers(chapter):
-    """Does every answer cell of chapters 00-08 have at least two plausible wrong answers, so that each
-    self-check is proven against more than one mistake? (CONTRIBUTING.md asks it of every chapter.)"""
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_exercise_has_two_wrong_answers(chapter):
+    """Does every answer cell have at least two plausible wrong answers, so that each self-check is
+    proven against more than one mistake (CONTRIBUTING.md, "Exercises")?"""
     short = sorted(gid for gid, sources in wrong_answer_lists(chapter).items() if len(sources) < 2)
     assert short == [], f"tests/wrong_answers/{chapter}.py: add a second wrong answer for {short}"
 
 
-def checks_every_requirement_visibly(chapter: str) -> bool:
-    """Is the chapter written to the rule that every requirement has a visible check? Its quiz then
-    checks the answers themselves (salted hashes) where the learner can see it, not only their format.
-    Chapters 00-08 predate the rule; they are tested on the solution notebook until they follow it."""
-    nb = nbformat.read(solution_path(chapter), as_version=4)
-    return any(c.metadata.get("nbgrader", {}).get("grade_id") == "quiz_test" and "hashes=" in c.source for c in nb.cells)
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_quiz_checks_the_answers_where_the_learner_sees_it(chapter):
+    """Does the visible part of every quiz check the answers themselves (salted hashes), not only their
+    format, so that a wrong answer never shows ✅, with no key in the learner's notebook?"""
+    nb = nbformat.read(learner_path(chapter), as_version=4)
+    quiz = [c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "quiz_test"]
+    assert len(quiz) == 1 and "hashes=" in quiz[0] and f'salt="{chapter}"' in quiz[0] and "key=" not in quiz[0], quiz
 
 
 def wrong_answer_round_ids() -> list[tuple[str, int]]:
@@ -73,12 +74,11 @@ def wrong_answer_round_ids() -> list[tuple[str, int]]:
                          ids=[f"{chapter}-round{i}" for chapter, i in wrong_answer_round_ids()])
 def test_self_checks_reject_wrong_answers(chapter, round_):
     """With the round's wrong answer in every exercise (round i: each cell's i-th, or its last), does every
-    self-check fail with expected vs got — in the learner's notebook, on the visible checks alone, for a
-    chapter that checks every requirement visibly?"""
+    self-check fail with expected vs got — in the learner's notebook, on the visible checks alone?"""
     rounds = wrong_answer_rounds(chapter)
     assert rounds, f"add tests/wrong_answers/{chapter}.py"
     wrong = rounds[round_]
-    path = learner_path(chapter) if checks_every_requirement_visibly(chapter) else solution_path(chapter)
+    path = learner_path(chapter)
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -116,8 +116,3 @@ def test_stored_outputs_have_no_stderr_or_errors(chapter):
             assert output.get("output_type") != "error", (chapter, index)
             assert not (output.get("output_type") == "stream" and output.get("name") == "stderr"), (chapter, index)
 
-
-def test_chapters_from_09_on_check_every_requirement_visibly():
-    """Do the chapters written after the visible-check rule (09 onwards) follow it, their quiz included?"""
-    later = [chapter for chapter in CHAPTERS if int(chapter[:2]) >= 9]
-    assert [chapter for chapter in later if not checks_every_requirement_visibly(chapter)] == []

@@ -51,8 +51,53 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SiluBwd, SiluBwdImpl,
                               ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
 '''
 
+# A handler that writes the maximum into lo and the minimum into hi.
+_ROW_MINMAX_SWAPPED_CC = r'''
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static ffi::Error RowMinMaxImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> lo,
+                                ffi::ResultBuffer<ffi::F32> hi) {
+  const std::int64_t n = x.dimensions().back();
+  if (n == 0) return ffi::Error::InvalidArgument("row_minmax: rows must not be empty");
+  for (std::int64_t r = 0; r < static_cast<std::int64_t>(lo->element_count()); ++r) {
+    float a = x.typed_data()[r * n], b = a;
+    for (std::int64_t i = 1; i < n; ++i) {
+      const float v = x.typed_data()[r * n + i];
+      a = v > a ? v : a;
+      b = v < b ? v : b;
+    }
+    lo->typed_data()[r] = a;
+    hi->typed_data()[r] = b;
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(RowMinMax, RowMinMaxImpl,
+                              ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+'''
+
+# Only the forward kernel in C++; the backward pass goes back to NumPy through pure_callback.
+_SILU_FWD_ONLY_CC = r'''
+#include <cmath>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static ffi::Error SiluFwdImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (std::size_t i = 0; i < x.element_count(); ++i) {
+    const float v = x.typed_data()[i];
+    y->typed_data()[i] = v / (1.0f + std::exp(-v));
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SiluFwd, SiluFwdImpl, ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+'''
+
 WRONG = {
-    "ex1_answer": f"row_minmax_cc = r'''{_ROW_MINMAX_CC}'''\n"
+    "ex1_answer": [
+        f"row_minmax_cc = r'''{_ROW_MINMAX_CC}'''\n"
                   "lib = grader.build(code=row_minmax_cc, name='row_minmax_wrong')\n"
                   "jax.ffi.register_ffi_target('row_minmax_wrong', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
                   "def row_minmax(x):\n"
@@ -60,7 +105,15 @@ WRONG = {
                   "        raise ValueError('row_minmax: rows must not be empty')\n"
                   "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
                   "    return jax.ffi.ffi_call('row_minmax_wrong', (spec, spec), vmap_method='broadcast_all')(x)\n",
-    "ex2_answer": f"silu_cc = r'''{_SILU_CC}'''\n"
+        f"row_minmax_cc = r'''{_ROW_MINMAX_SWAPPED_CC}'''\n"
+        "lib = grader.build(code=row_minmax_cc, name='row_minmax_swapped')\n"
+        "jax.ffi.register_ffi_target('row_minmax_swapped', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
+        "def row_minmax(x):\n"
+        "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
+        "    return jax.ffi.ffi_call('row_minmax_swapped', (spec, spec), vmap_method='broadcast_all')(x)\n",
+    ],
+    "ex2_answer": [
+        f"silu_cc = r'''{_SILU_CC}'''\n"
                   "lib = grader.build(code=silu_cc, name='silu_wrong')\n"
                   "jax.ffi.register_ffi_target('silu_fwd_wrong', jax.ffi.pycapsule(lib.cdll.SiluFwd), platform='cpu')\n"
                   "jax.ffi.register_ffi_target('silu_bwd_wrong', jax.ffi.pycapsule(lib.cdll.SiluBwd), platform='cpu')\n"
@@ -72,12 +125,42 @@ WRONG = {
                   "silu_ffi.defvjp(lambda x: (_kernel(x), x),\n"
                   "                lambda x, ct: (jax.ffi.ffi_call('silu_bwd_wrong', jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
                   "                                                vmap_method='broadcast_all')(x, ct),))\n",
+        f"silu_cc = r'''{_SILU_FWD_ONLY_CC}'''\n"
+        "lib = grader.build(code=silu_cc, name='silu_fwd_only')\n"
+        "jax.ffi.register_ffi_target('silu_fwd_only', jax.ffi.pycapsule(lib.cdll.SiluFwd), platform='cpu')\n"
+        "def _kernel(x):\n"
+        "    return jax.ffi.ffi_call('silu_fwd_only', jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all')(x)\n"
+        "def _dsilu_host(x, ct):\n"
+        "    x, ct = np.asarray(x), np.asarray(ct)\n"
+        "    s = 1 / (1 + np.exp(-x))\n"
+        "    return (ct * s * (1 + x * (1 - s))).astype(np.float32)\n"
+        "@jax.custom_vjp\n"
+        "def silu_ffi(x):\n"
+        "    return _kernel(x)\n"
+        "silu_ffi.defvjp(lambda x: (_kernel(x), x),\n"
+        "                lambda x, ct: (jax.pure_callback(_dsilu_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, ct,\n"
+        "                                                 vmap_method='broadcast_all'),))\n",
+    ],
     # The batching rule leaves the batch axis where it is, also when it is the axis the kernel normalises.
-    "ex3_answer": "rms_norm_prim_p = Primitive('rms_norm_prim')\n"
+    "ex3_answer": [
+        "rms_norm_prim_p = Primitive('rms_norm_prim')\n"
                   "rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: jax.core.ShapedArray(x.shape, x.dtype))\n"
                   "mlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering('rms_norm'), platform='cpu')\n"
                   "rms_norm_prim_p.def_impl(partial(xla.apply_primitive, rms_norm_prim_p))\n"
                   "batching.primitive_batchers[rms_norm_prim_p] = lambda args, dims, *, eps: (rms_norm_prim_p.bind(args[0], eps=eps), dims[0])\n",
+        # The batch is moved out of the last axis, but the rule reports the old position of the batch.
+        "rms_norm_prim_p = Primitive('rms_norm_prim')\n"
+        "rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: jax.core.ShapedArray(x.shape, x.dtype))\n"
+        "mlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering('rms_norm'), platform='cpu')\n"
+        "rms_norm_prim_p.def_impl(partial(xla.apply_primitive, rms_norm_prim_p))\n"
+        "def _batch(args, dims, *, eps):\n"
+        "    x, d = args[0], dims[0]\n"
+        "    moved = jnp.moveaxis(x, d, 0) if d == x.ndim - 1 else x\n"
+        "    return rms_norm_prim_p.bind(moved, eps=eps), d\n"
+        "batching.primitive_batchers[rms_norm_prim_p] = _batch\n",
+    ],
     # q1: believes a Python float is narrowed to float32 as arrays are.
-    "quiz_answer": 'q1 = "a"\nq2 = "a"\nq3 = "b"\nq4 = "c"\n',
+    "quiz_answer": ['q1 = "a"\nq2 = "a"\nq3 = "b"\nq4 = "c"\n',
+                    # q4: believes lowering looks the target up.
+                    'q1 = "b"\nq2 = "a"\nq3 = "b"\nq4 = "b"\n'],
 }
