@@ -1,4 +1,11 @@
-"""Score one notebook the way the instructor's autograder would, and print points per exercise."""
+"""Score one notebook the way the instructor's autograder would, and print points per exercise.
+
+With the chapter's reference solution at hand (solutions/<chapter>/, self-study) the notebook is
+graded exactly as `grader autograde` grades a class, hidden checks included. In a class, learners
+have only the released notebooks: the notebook's own visible self-checks are then run in a fresh
+(sandboxed) kernel, and their verdicts, made in that kernel as in the learner's session, give the
+points. Hidden checks run only when the instructor grades.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +15,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.course import cell_title, chapter_of, grade_cells, read_notebook, repo_root, solution_path
+from grader.course import ANSI, cell_title, chapter_of, grade_cells, read_notebook, repo_root, solution_path
 from grader.errors import CourseError
 
 STUDENT = "learner"
+
+#: The line `format_table` adds when only the visible self-checks could be run.
+HIDDEN_CHECKS_LINE = ("Hidden checks will run when your instructor grades, so your score may be lower then "
+                      "(only the visible self-checks ran here: this course folder has no solutions/).")
 
 
 @dataclass
@@ -21,15 +32,17 @@ class ExerciseScore:
     points: float
     max_points: float
     message: str
+    visible_only: bool = False  # scored by the visible self-checks alone (no solutions/ here)
 
 
 def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     """Score `notebook` exactly as `grader autograde` scores a class, hidden tests included.
 
     It runs in a scratch course (the chapter's solution as the reference, the notebook as the one
-    submission), sandboxed where possible, with the verdicts made outside the kernel. The notebook
-    itself is only read. Raises UsageError when it is not a notebook of this course, and
-    CourseError when it cannot be graded; `status_line` then says more.
+    submission), sandboxed where possible, with the verdicts made outside the kernel. Without
+    solutions/<chapter>/<chapter>.ipynb under `root`, only the notebook's visible self-checks can
+    run (`score_visible`). The notebook itself is only read. Raises UsageError when it is not a
+    notebook of this course, and CourseError when it cannot be graded.
     """
     from grader.autograde import autograde
 
@@ -37,6 +50,8 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     notebook = Path(notebook)
     read_notebook(notebook)
     chapter = chapter_of(notebook, root)
+    if not solution_path(chapter, root).is_file():
+        return score_visible(notebook)
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         course = Path(tmp)
         shutil.copy(root / "nbgrader_config.py", course)
@@ -61,6 +76,75 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     return results
 
 
+def score_visible(notebook: Path) -> list[ExerciseScore]:
+    """Score `notebook` by its own visible self-checks, run in a fresh kernel.
+
+    The notebook (its cells as they are, outputs cleared) runs in a scratch copy of its folder,
+    sandboxed where possible, under the grading limits, with the checks judging in the kernel as
+    in a learner's session: the reference records that grading compares with come from the
+    solution, which a learner does not have. An exercise scores its points when its self-check
+    cell printed its ✅ line and raised nothing, else 0 with the check's own first failure.
+    """
+    from grader import runner, sandbox
+    from grader.grade_one import _copy_submission_folder
+
+    notebook = Path(notebook)
+    nb = read_notebook(notebook)
+    tests = grade_cells(nb)
+    if not tests:
+        raise CourseError(f"{notebook.name} has no self-check cells (were they deleted?): "
+                          "get a fresh copy of the chapter's notebook and move your answers into it")
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    limits = sandbox.Limits()
+    with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
+        workdir, control = Path(tmp) / "w", Path(tmp) / "c"
+        control.mkdir(mode=0o700)
+        _copy_submission_folder(notebook.parent, workdir)
+        os.chmod(workdir, 0o777)
+        run = runner.run(nb, workdir, limits, sandboxed=sandbox.probe().sandboxed, control=control,
+                         record=False)
+    index_of = {id(cell): i for i, cell in enumerate(run.nb.cells)}
+    results = []
+    for cell in grade_cells(run.nb):
+        meta = cell.metadata["nbgrader"]
+        most = float(meta.get("points") or 0)
+        title = cell_title(cell).split(":")[0]
+        index = index_of[id(cell)]
+        message = _visible_verdict(title, cell)
+        if index in run.timed_out:
+            message = f"{title}: this cell ran longer than {limits.cell_seconds:g} s and was interrupted"
+        elif run.reason and (run.stopped_at is None or index >= run.stopped_at) and not _passed(cell):
+            message = f"{title}: not graded: {run.reason}" + (
+                "" if run.stopped_at is None or index == run.stopped_at
+                else f" in cell {run.stopped_at}, before this one ran")
+        results.append(ExerciseScore(meta["grade_id"], title, 0.0 if message else most, most, message,
+                                     visible_only=True))
+    if run.reason:
+        results.append(ExerciseScore("", "note", 0.0, 0.0, run.reason, visible_only=True))
+    return results
+
+
+def _passed(cell) -> bool:
+    return not _visible_verdict("", cell)
+
+
+def _visible_verdict(title: str, cell) -> str:
+    """"" when a self-check cell passed in the kernel, else its first failure in a line or two."""
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "error":
+            name, value = out.get("ename", ""), ANSI.sub("", str(out.get("evalue", ""))).strip()
+            if name in ("CheckFailed", "NotAnswered", "AnswerCrashed"):
+                return value  # the checks' own message, starting with the exercise's title
+            first = next((line for line in value.splitlines() if line.strip()), "")
+            return f"{title}: the self-check cell raised {name}" + (f": {first[:200]}" if first else "")
+    printed = "".join(out.get("text", "") for out in cell.get("outputs", []) if out.get("output_type") == "stream")
+    if "✅" not in printed:
+        return f"{title}: its self-check did not report a result (was the cell edited?)"
+    return ""
+
+
 def reference_cache() -> Path:
     """Where each chapter's reference records are kept between checks (safe to delete)."""
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
@@ -75,7 +159,9 @@ def format_table(chapter: str, results: list[ExerciseScore], width: int | None =
     total = sum(r.points for r in results)
     most = sum(r.max_points for r in results)
     name_w = max(len(r.title) for r in results) if results else 10
-    rows = [f"{chapter}: scored as the autograder does (hidden tests included)", ""]
+    visible_only = any(r.visible_only for r in results)
+    rows = [f"{chapter}: scored by the visible self-checks only" if visible_only
+            else f"{chapter}: scored as the autograder does (hidden tests included)", ""]
     rows.append(f"{'exercise':<{name_w}}  {'points':>9}  result")
     for r in results:
         message = r.message or "passed"
@@ -84,6 +170,8 @@ def format_table(chapter: str, results: list[ExerciseScore], width: int | None =
         rows.append(f"{r.title:<{name_w}}  {_num(r.points):>4} / {_num(r.max_points):<2}  {message}")
     rows.append(f"{'total':<{name_w}}  {_num(total):>4} / {_num(most):<2}")
     rows += [f"note: {note}" for note in notes]
+    if visible_only:
+        rows.append(HIDDEN_CHECKS_LINE)
     return "\n".join(rows)
 
 

@@ -85,7 +85,8 @@ def parser() -> argparse.ArgumentParser:
                      help="chapter ids such as 01_numpy_interop (default: every chapter)")
     exe.set_defaults(run=_execute)
 
-    chk = sub.add_parser("check", help="score a notebook per exercise, as the instructor's autograder would")
+    chk = sub.add_parser("check", help="score a notebook per exercise, as the instructor's autograder would "
+                         "(by its visible self-checks only where there is no solutions/)")
     chk.add_argument("notebook", metavar="NOTEBOOK",
                      help="a chapter notebook's path, or a chapter id such as 01_numpy_interop "
                           "for your copy in notebooks/")

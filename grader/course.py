@@ -35,8 +35,10 @@ def repo_root() -> Path:
 
 
 def chapters(root: Path | None = None) -> list[str]:
-    """Chapter ids that have a solution notebook, in course order."""
+    """Chapter ids that have a solution notebook, in course order ([] without solutions/)."""
     source = (root or repo_root()) / "solutions"
+    if not source.is_dir():
+        return []
     return sorted(p.name for p in source.iterdir()
                   if CHAPTER_ID.fullmatch(p.name) and (p / f"{p.name}.ipynb").exists())
 
@@ -93,10 +95,22 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     return nb
 
 
+def released_chapters(root: Path | None = None) -> list[str]:
+    """Chapter ids that have a learner notebook in notebooks/, in course order."""
+    source = (root or repo_root()) / "notebooks"
+    if not source.is_dir():
+        return []
+    return sorted(p.name for p in source.iterdir()
+                  if CHAPTER_ID.fullmatch(p.name) and (p / f"{p.name}.ipynb").exists())
+
+
 def chapter_of(path: Path, root: Path | None = None) -> str:
-    """The chapter a notebook belongs to, from its file name; UsageError if there is none."""
+    """The chapter a notebook belongs to, from its file name; UsageError if there is none.
+
+    The chapters are those of solutions/ and, in a class where learners have no solutions/,
+    of notebooks/."""
     name = Path(path).stem
-    known = chapters(root)
+    known = sorted(set(chapters(root)) | set(released_chapters(root)))
     if name not in known:
         raise UsageError(f"{Path(path).name} is not a chapter of this course; the chapters are: "
                          + ", ".join(f"{c}.ipynb" for c in known))

@@ -100,17 +100,20 @@ def _kernel_spec_dir(base: Path, config: Path) -> Path:
 
 
 def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, sandboxed: bool,
-        control: Path, before_cell: dict[int, Callable[[], None]] | None = None) -> RunResult:
+        control: Path, before_cell: dict[int, Callable[[], None]] | None = None,
+        record: bool = True) -> RunResult:
     """Execute `nb` (in place) with `workdir` as the kernel's only writable folder.
 
     `control` is a private folder of the grader's for the kernelspec and launch settings.
     `before_cell` maps a cell's index to a function called once, just before that cell runs
-    (the cells before it have finished).
+    (the cells before it have finished). `record`: the checks record for grading (see
+    `grader.record`); without it they judge in the kernel and print their own verdicts.
     """
     hooks = dict(before_cell or {})
     config = control / "launch.json"
     cgroups = sandbox.make_cgroups(f"jbj-{os.getpid()}-{time.monotonic_ns()}", limits)
-    sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=sandboxed, cgroups=cgroups)
+    sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=sandboxed, cgroups=cgroups,
+                                record=record)
     ksm = KernelSpecManager(kernel_dirs=[str(_kernel_spec_dir(control, config))])
     km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ksm, transport="ipc")
     runtime = workdir / ".kernel"

@@ -86,10 +86,13 @@ def bwrap_argv(workdir: Path, env: dict[str, str]) -> list[str]:
     return argv
 
 
-def kernel_env(workdir: Path) -> dict[str, str]:
-    """The kernel's whole environment: nothing is inherited from the grader's."""
+def kernel_env(workdir: Path, *, record: bool = True) -> dict[str, str]:
+    """The kernel's whole environment: nothing is inherited from the grader's.
+
+    `record`: the checks record for verdicts made outside the kernel (grading); without it they
+    judge in the kernel, as in a learner's own session (`grader check` without solutions/)."""
     venv_bin = str(Path(sys.executable).parent)
-    return {
+    env = {
         "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(workdir), "IPYTHONDIR": str(workdir / ".ipython"), "MPLCONFIGDIR": str(workdir / ".mpl"),
         "TMPDIR": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
@@ -106,6 +109,9 @@ def kernel_env(workdir: Path) -> dict[str, str]:
         # ipykernel stops when its parent pid changes; in a new pid namespace it always looks changed.
         "JPY_PARENT_PID": "",
     }
+    if not record:
+        del env["JBJ_RECORD"]
+    return env
 
 
 @lru_cache(maxsize=1)
@@ -207,9 +213,9 @@ def launcher_argv(config: Path) -> list[str]:
 
 
 def write_launch_config(path: Path, *, workdir: Path, limits: Limits, sandboxed: bool,
-                        cgroups: list[Path]) -> None:
+                        cgroups: list[Path], record: bool = True) -> None:
     """Everything `launch.py` needs, worked out here so that it needs nothing else."""
-    env = kernel_env(workdir)
+    env = kernel_env(workdir, record=record)
     path.write_text(json.dumps({
         "workdir": str(workdir), "env": env, "prefix": bwrap_argv(workdir, env) if sandboxed else [],
         "cgroups": [str(c) for c in cgroups], "memory_bytes": limits.memory_bytes,

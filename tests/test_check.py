@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from conftest import CHAPTERS, ROOT
-from grader.check import score
+from grader.check import format_table, score
 from grader.course import grade_cells, learner_path, solution_path
 from wrong_answers import wrong_answers
 
@@ -146,3 +146,79 @@ def test_an_edited_self_check_is_replaced_by_the_instructors(tmp_path):
                 cell.source = '"""Exercise 2"""\nprint("fine")\n'
     results = {r.grade_id: r for r in score(_edited_solution(tmp_path, "00_start_here", tamper))}
     assert results["ex2_test"].points == 0 and "should return a jax.jit function" in results["ex2_test"].message
+
+
+# ---- in a class: no solutions/, only the visible self-checks can run ----------------------------
+
+def _class_course(tmp_path, chapter="00_start_here"):
+    """A course folder as a learner in a class has it: the released notebooks, no solutions/."""
+    course = tmp_path / "course"
+    (course / "notebooks").mkdir(parents=True)
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    shutil.copytree(ROOT / "notebooks" / chapter, course / "notebooks" / chapter)
+    return course, course / "notebooks" / chapter / f"{chapter}.ipynb"
+
+
+def _answer(notebook, chapter, replace=None):
+    """Copy the solution's answer cells (only those) into the learner `notebook`, with `replace`
+    ({grade_id: source}) instead of some of them."""
+    solution = {c.metadata["nbgrader"]["grade_id"]: c.source
+                for c in nbformat.read(solution_path(chapter), as_version=4).cells
+                if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    nb = nbformat.read(notebook, as_version=4)
+    answered = 0
+    for cell in nb.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if cell.get("metadata", {}).get("nbgrader", {}).get("solution") and gid in solution:
+            cell.source = (replace or {}).get(gid, solution[gid])
+            answered += 1
+    assert answered == len(solution)
+    nbformat.write(nb, notebook)
+
+
+def test_without_solutions_the_learner_notebook_scores_zero_not_answered_yet(tmp_path):
+    """In a class (no solutions/), does the untouched learner notebook score 0, each exercise "not answered yet"?"""
+    course, notebook = _class_course(tmp_path)
+    before = notebook.read_bytes()
+    results = [r for r in score(notebook, root=course) if r.grade_id]
+    assert notebook.read_bytes() == before, "grader check must not modify the notebook it scores"
+    assert len(results) == len(grade_cells(nbformat.read(notebook, as_version=4)))
+    for r in results:
+        assert r.points == 0 < r.max_points and "not answered yet" in r.message, r
+
+
+def test_without_solutions_the_solution_answers_score_every_visible_point(tmp_path):
+    """With the solution's answer cells copied in and no solutions/, is every point scored, and the hidden checks announced?"""
+    course, notebook = _class_course(tmp_path)
+    _answer(notebook, "00_start_here")
+    results = score(notebook, root=course)
+    assert results and all(r.grade_id and r.points == r.max_points > 0 and r.message == "" for r in results), results
+    table = format_table("00_start_here", results)
+    hidden = [line for line in table.splitlines() if "Hidden checks" in line]
+    assert len(hidden) == 1 and "when your instructor grades" in hidden[0] and "lower" in hidden[0], table
+    assert "visible self-checks" in table.splitlines()[0]
+    assert "Hidden checks" not in format_table("00_start_here", [r.__class__(**{**r.__dict__, "visible_only": False})
+                                                                 for r in results])
+
+
+def test_without_solutions_one_wrong_answer_costs_exactly_its_points(tmp_path):
+    """Without solutions/, does exercise 2's wrong answer (tests/wrong_answers) cost exactly its points, with its failure shown?"""
+    course, notebook = _class_course(tmp_path)
+    _answer(notebook, "00_start_here", {"ex2_answer": wrong_answers("00_start_here")["ex2_answer"]})
+    results = {r.grade_id: r for r in score(notebook, root=course)}
+    assert results["ex2_test"].points == 0 and results["ex2_test"].message.startswith("Exercise 2: "), results["ex2_test"]
+    assert "not answered" not in results["ex2_test"].message
+    assert all(r.points == r.max_points for gid, r in results.items() if gid != "ex2_test"), results
+    total = sum(r.points for r in results.values())
+    assert total == sum(r.max_points for r in results.values()) - results["ex2_test"].max_points
+
+
+def test_without_solutions_unusable_input_still_exits_2(tmp_path):
+    """Without solutions/, is a notebook of no chapter still refused with exit 2 and a reason?"""
+    from grader.errors import UsageError
+
+    course, notebook = _class_course(tmp_path)
+    other = notebook.with_name("99_mystery.ipynb")
+    shutil.copy(notebook, other)
+    with pytest.raises(UsageError, match="is not a chapter of this course"):
+        score(other, root=course)
