@@ -222,3 +222,16 @@ def test_without_solutions_unusable_input_still_exits_2(tmp_path):
     shutil.copy(notebook, other)
     with pytest.raises(UsageError, match="is not a chapter of this course"):
         score(other, root=course)
+
+
+def test_without_solutions_the_cli_prints_the_hidden_checks_line(tmp_path, monkeypatch, capsys):
+    """Does `grader check` itself, in a course folder without solutions/, exit 0 and end with the hidden-checks line?"""
+    import grader.check
+    from grader.cli import main
+
+    course, notebook = _class_course(tmp_path)
+    monkeypatch.setattr(grader.check, "repo_root", lambda: course)
+    assert main(["check", str(notebook)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1].startswith("Hidden checks will run when your instructor grades") and "lower" in out[-1], out
+    assert out[-2].split()[:2] == ["total", "0"], out
