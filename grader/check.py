@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course import ANSI, cell_title, chapter_of, grade_cells, read_notebook, repo_root, solution_path
+from grader.checks import explaining_line
 from grader.errors import CourseError
 
 STUDENT = "learner"
@@ -137,8 +138,8 @@ def _visible_verdict(title: str, cell) -> str:
             name, value = out.get("ename", ""), ANSI.sub("", str(out.get("evalue", ""))).strip()
             if name in ("CheckFailed", "NotAnswered", "AnswerCrashed"):
                 return value  # the checks' own message, starting with the exercise's title
-            first = next((line for line in value.splitlines() if line.strip()), "")
-            return f"{title}: the self-check cell raised {name}" + (f": {first[:200]}" if first else "")
+            line = explaining_line(value)
+            return f"{title}: the self-check cell raised {name}" + (f": {line}" if line else "")
     printed = "".join(out.get("text", "") for out in cell.get("outputs", []) if out.get("output_type") == "stream")
     if "✅" not in printed:
         return f"{title}: its self-check did not report a result (was the cell edited?)"

@@ -75,16 +75,30 @@ def _emit(state: dict, end: str, detail: str = "") -> None:
     from IPython.display import display
 
     display({_record.MIME: {"label": state["label"], "checks": state["records"], "end": end,
-                            "detail": detail[:500]}}, raw=True)
+                            "detail": detail[:2000]}}, raw=True)
 
 
-def _short(value: Any, limit: int = 80) -> str:
+def explaining_line(message: str, limit: int = 200) -> str:
+    """The line of an error message that says what went wrong, at most `limit` characters.
+
+    Many errors start with a generic header ending in ':' (JAX's "Cannot lower jaxpr with
+    verifier errors:") and name the problem on a later line: the first line that is not such a
+    header is picked, else the first line."""
+    lines = [line.strip() for line in str(message).splitlines() if line.strip()]
+    if not lines:
+        return ""
+    line = next((line for line in lines if not line.endswith(":")), lines[0])
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _short(value: Any, limit: int = 80, whole: int = 160) -> str:
+    """`value` in one line: whole when it fits in `whole` characters, else cut to `limit`."""
     if isinstance(value, np.ndarray) or hasattr(value, "__array__") and hasattr(value, "shape"):
         text = np.array2string(np.asarray(value), threshold=8, edgeitems=2, precision=5, max_line_width=10**6)
     else:
         text = repr(value)
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= max(limit, whole) else text[: limit - 1] + "…"
 
 
 @contextmanager
@@ -118,9 +132,9 @@ def exercise(label: int | str, *answers: str) -> Iterator[None]:
                 f"{title} is not answered yet: replace `raise NotImplementedError()` in its answer "
                 "cell with your code, run that cell, then this one."
             ) from None
-        first = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        line = explaining_line(str(err))
         raise AnswerCrashed(
-            f"{title}: your code raised {type(err).__name__}" + (f": {first[:200]}" if first else "")
+            f"{title}: your code raised {type(err).__name__}" + (f": {line}" if line else "")
             + "\nhint: run the answer on the inputs from the checks above to see the full error."
         ) from None
     finally:

@@ -98,12 +98,21 @@ def _judge(label: str, reference: dict, student: dict) -> Verdict:
 
 def _stopped(label: str, student: dict, index: int, total: int) -> str:
     end, detail = student.get("end"), str(student.get("detail", ""))
-    first = detail.strip().splitlines()[0][:200] if detail.strip() else ""
+    first = _error_line(detail)
     if end == "not_answered":
         return f"{label} is not answered yet"
     if end == "crashed":
         return f"{label}: your code raised {first} (after {index} of {total} checks)"
     return f"{label}: stopped after {index} of {total} checks" + (f": {first}" if first else "")
+
+
+def _error_line(detail: str) -> str:
+    """"Type: the line that explains it" from a recorded "Type: message" (see `checks.explaining_line`)."""
+    name, sep, message = detail.strip().partition(": ")
+    if sep and name.replace(".", "").isidentifier() and "\n" not in name:
+        line = checks.explaining_line(message)
+        return f"{name}: {line}" if line else name
+    return checks.explaining_line(detail)
 
 
 def _compare(label: str, ref: dict, got: dict) -> str:

@@ -247,3 +247,38 @@ def test_close_compares_bfloat16_values_and_still_fails_a_wrong_one(capsys):
         checks.close(jnp.array([1.0, 2.75, -3.0], jnp.bfloat16), expected, what="halves", rtol=1e-2)
     with pytest.raises(checks.CheckFailed, match="expected dtype bfloat16, got float32"):
         checks.close(jnp.array([1.0, 2.5, -3.0], jnp.float32), expected, what="halves", rtol=1e-2)
+
+
+def test_a_crash_keeps_the_line_that_explains_it_not_a_generic_header():
+    """When the error's first line is a header ending in ':', is the line naming the problem shown instead?"""
+    def crashes(x):
+        raise ValueError("Cannot lower jaxpr with verifier errors:\n"
+                         "\t'stablehlo.add' op requires compatible types for all operands and results\n"
+                         "\tat loc(\"jit(f)/add\")")
+
+    with pytest.raises(checks.AnswerCrashed) as info:
+        with checks.exercise(5):
+            crashes(1)
+    assert lines_of(info.value)[0] == ("❌ Exercise 5: your code raised ValueError: 'stablehlo.add' op requires "
+                                       "compatible types for all operands and results")
+
+
+def test_explaining_line_is_at_most_200_characters_and_falls_back_to_the_first_line():
+    """Is the picked line cut near 200 characters, and is an all-header message shown by its first line?"""
+    assert checks.explaining_line("Problem:\n" + "x" * 500) == "x" * 199 + "…"
+    assert checks.explaining_line("Only a header:\nand another:") == "Only a header:"
+    assert checks.explaining_line("one line") == "one line" and checks.explaining_line("  ") == ""
+
+
+def test_a_short_expected_value_is_shown_whole():
+    """Is an expected value of up to ~160 characters shown whole, and only a longer one cut?"""
+    expected = tuple(range(40))  # 150 characters as text
+    with pytest.raises(checks.CheckFailed) as info:
+        with checks.exercise(8):
+            checks.equal(tuple(range(41)), expected, what="t")
+    assert repr(expected) in str(info.value) and "…" not in str(info.value).split("got")[0], str(info.value)
+    long = tuple(range(60))
+    with pytest.raises(checks.CheckFailed) as info:
+        with checks.exercise(8):
+            checks.equal(tuple(range(61)), long, what="t")
+    assert repr(long) not in str(info.value) and "…" in str(info.value)

@@ -143,3 +143,13 @@ def test_raises_records_the_exception_and_returns_it(monkeypatch):
     assert isinstance(err, ValueError)
     first, second = sent[0][record.MIME]["checks"]
     assert "builtins.ValueError" in record.decode(first["got"])["types"] and record.decode(second["got"]) is None
+
+
+def test_a_recorded_crash_keeps_its_type_and_the_line_that_explains_it():
+    """Is a crash whose message starts with a header ending in ':' shown with its type and the problem's line?"""
+    ref = _cell(_record("true", True, message="m"))
+    detail = ("JaxRuntimeError: Cannot lower jaxpr with verifier errors:\n"
+              "\t'stablehlo.add' op requires compatible types\n\tat loc(unknown)")
+    message = judge("Exercise 1", ref, _cell(end="crashed", detail=detail)).message
+    assert message.startswith("Exercise 1: your code raised JaxRuntimeError: 'stablehlo.add' op requires "
+                              "compatible types (after 0 of 1 checks)"), message
