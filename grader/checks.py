@@ -64,8 +64,20 @@ def _recorded(kind: str, got: Any, **details: Any) -> bool:
         return False
     _count()
     if _active:
+        if _active[-1].get("hidden"):
+            details["hidden"] = True
         _active[-1]["records"].append({"kind": kind, "got": _record.encode(got), **details})
     return True
+
+
+def hidden_checks(flag: bool = True) -> None:
+    """The checks that follow in this exercise are hidden ones (with False: visible ones again).
+
+    Grading only: `grader.verdict.strip_expected` puts these calls where a test cell's hidden
+    region begins and ends, so that a verdict can tell a learner whether the check that failed
+    is one they can see in their notebook."""
+    if _active:
+        _active[-1]["hidden"] = bool(flag)
 
 
 def _emit(state: dict, end: str, detail: str = "") -> None:
@@ -75,7 +87,7 @@ def _emit(state: dict, end: str, detail: str = "") -> None:
     from IPython.display import display
 
     display({_record.MIME: {"label": state["label"], "checks": state["records"], "end": end,
-                            "detail": detail[:2000]}}, raw=True)
+                            "detail": detail[:2000], "hidden": bool(state.get("hidden"))}}, raw=True)
 
 
 def explaining_line(message: str, limit: int = 200) -> str:

@@ -37,13 +37,39 @@ class _StripExpected(ast.NodeTransformer):
         return node
 
 
+HIDDEN_MARKERS = {"### BEGIN HIDDEN TESTS": True, "### END HIDDEN TESTS": False}
+
+
+def _mark_hidden(source: str) -> str:
+    """`source` with a `checks.hidden_checks(...)` call before the first statement after each
+    hidden-region marker (at that statement's indentation), or unchanged if that cannot be done."""
+    out, pending = [], None
+    for line in source.splitlines():
+        text = line.strip()
+        if text in HIDDEN_MARKERS:
+            pending = HIDDEN_MARKERS[text]
+        elif pending is not None and text and not text.startswith("#"):
+            indent = line[: len(line) - len(line.lstrip())]
+            # Imported by name: the cell may not have `checks` in its namespace.
+            out.append(f"{indent}__import__('grader.checks', fromlist=['_']).hidden_checks({pending})")
+            pending = None
+        out.append(line)
+    marked = "\n".join(out)
+    try:
+        ast.parse(marked)
+    except SyntaxError:  # e.g. a marker just before an `else:`: the verdicts then cannot tell
+        return source
+    return marked
+
+
 def strip_expected(source: str) -> str:
     """The test cell `source` with every expected value replaced by None.
 
     Expected values are the second argument of `checks.close` and `checks.equal` and the `key=`
-    of `checks.answers` (see CONTRIBUTING.md, "How a test cell is written").
+    of `checks.answers` (see CONTRIBUTING.md, "How a test cell is written"). The checks of the
+    hidden region are marked as hidden (`checks.hidden_checks`).
     """
-    tree = ast.parse(source)
+    tree = ast.parse(_mark_hidden(source))
     return ast.unparse(ast.fix_missing_locations(_StripExpected().visit(tree)))
 
 
@@ -88,6 +114,8 @@ def _judge(label: str, reference: dict, student: dict) -> Verdict:
                                   "(the test cell was changed or skipped)")
         failure = _compare(label, ref, got)
         if failure:
+            if ref.get("hidden") is True and "\nhint: " not in failure:
+                failure += f"\nhint: {FAILED_HIDDEN_CHECK}"
             return Verdict(False, failure)
     if len(got_checks) > len(ref_checks):
         return Verdict(False, f"{label}: {len(got_checks)} checks ran instead of {len(ref_checks)}")
@@ -96,13 +124,23 @@ def _judge(label: str, reference: dict, student: dict) -> Verdict:
     return Verdict(True, "")
 
 
+#: The hint for a hidden check that failed without a hint of its own.
+FAILED_HIDDEN_CHECK = "the failing check is one the instructor runs when grading, not in your notebook."
+
+#: The hint for a crash in a hidden check: the learner cannot see its inputs.
+CRASH_IN_HIDDEN_CHECK = ("the failing check is one the instructor runs when grading, not in your notebook: "
+                         "try your answer on other inputs (other shapes, dtypes, edge cases) to find it.")
+
+
 def _stopped(label: str, student: dict, index: int, total: int) -> str:
     end, detail = student.get("end"), str(student.get("detail", ""))
     first = _error_line(detail)
     if end == "not_answered":
         return f"{label} is not answered yet"
     if end == "crashed":
-        return f"{label}: your code raised {first} (after {index} of {total} checks)"
+        hint = (CRASH_IN_HIDDEN_CHECK if student.get("hidden") is True
+                else "run the answer on the inputs from the checks above to see the full error.")
+        return f"{label}: your code raised {first} (after {index} of {total} checks)\nhint: {hint}"
     return f"{label}: stopped after {index} of {total} checks" + (f": {first}" if first else "")
 
 

@@ -94,7 +94,9 @@ def test_fewer_checks_a_crash_or_no_record_score_zero_with_the_reason():
     """Does a record that stops early, crashed, or is missing fail, saying why?"""
     ref = _cell(_record("true", True, message="m"), _record("true", True, message="m2"))
     crashed = _cell(_record("true", True, message="m"), end="crashed", detail="ValueError: boom")
-    assert judge("Exercise 1", ref, crashed).message == "Exercise 1: your code raised ValueError: boom (after 1 of 2 checks)"
+    assert judge("Exercise 1", ref, crashed).message == (
+        "Exercise 1: your code raised ValueError: boom (after 1 of 2 checks)\n"
+        "hint: run the answer on the inputs from the checks above to see the full error.")
     assert judge("Exercise 1", ref, _cell(end="not_answered")).message == "Exercise 1 is not answered yet"
     assert judge("Exercise 1", ref, None, "the kernel died").message == "Exercise 1: the kernel died"
     extra = _cell(*([_record("true", True, message="m")] * 3))
@@ -153,3 +155,57 @@ def test_a_recorded_crash_keeps_its_type_and_the_line_that_explains_it():
     message = judge("Exercise 1", ref, _cell(end="crashed", detail=detail)).message
     assert message.startswith("Exercise 1: your code raised JaxRuntimeError: 'stablehlo.add' op requires "
                               "compatible types (after 0 of 1 checks)"), message
+
+
+HIDDEN_CELL = ('with checks.exercise(1, "f"):\n'
+               '    checks.close(f(1.0), 2.0, what="f(1)")\n'
+               '    ### BEGIN HIDDEN TESTS\n'
+               '    checks.close(f(-1.0), -2.0, what="f(-1)")\n'
+               '    checks.close(f(0.0), 0.0, what="f(0)")\n'
+               '    ### END HIDDEN TESTS\n')
+
+
+def _run_recorded(source, f, monkeypatch):
+    monkeypatch.setenv(record.ENV, "1")
+    sent = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, raw=False: sent.append(obj))
+    try:
+        exec(strip_expected(source), {"checks": checks, "f": f})
+    except checks.CourseError:
+        pass
+    return sent[0][record.MIME]
+
+
+def test_checks_of_the_hidden_region_are_recorded_as_hidden(monkeypatch):
+    """When grading, are the checks after "### BEGIN HIDDEN TESTS" marked hidden, and the visible ones not?"""
+    cell = _run_recorded(HIDDEN_CELL, lambda x: np.float32(2 * x), monkeypatch)
+    assert [c.get("hidden", False) for c in cell["checks"]] == [False, True, True]
+    assert "__import__" not in strip_expected("with checks.exercise(1):\n    checks.true(True, 'm')\n")
+
+
+def test_a_crash_in_a_hidden_check_does_not_point_at_inputs_the_learner_cannot_see(monkeypatch):
+    """Does a crash in a hidden check say it is one the instructor runs, not "run it on the inputs from the checks above"?"""
+    def crashes_below_zero(x):
+        if x < 0:
+            raise ValueError("negative")
+        return np.float32(2 * x)
+
+    ref = _cell(*[_record("close", np.float32(v), what="f", rtol=1e-5, atol=1e-6, dtype=True, hint=None, **h)
+                  for v, h in ((2.0, {}), (-2.0, {"hidden": True}), (0.0, {"hidden": True}))])
+    hidden_crash = _run_recorded(HIDDEN_CELL, crashes_below_zero, monkeypatch)
+    assert hidden_crash["end"] == "crashed" and hidden_crash["hidden"] is True
+    message = judge("Exercise 1", ref, hidden_crash).message
+    assert "inputs from the checks above" not in message and "one the instructor runs when grading" in message, message
+    visible_crash = _run_recorded(HIDDEN_CELL, lambda x: 1 / 0, monkeypatch)
+    assert visible_crash["hidden"] is False
+    message = judge("Exercise 1", ref, visible_crash).message
+    assert "inputs from the checks above" in message and "instructor" not in message, message
+
+
+def test_a_failed_hidden_check_says_it_is_one_the_instructor_runs():
+    """Does a hidden check that fails (without its own hint) say that it is not in the learner's notebook?"""
+    ref = _cell(_record("equal", 1, what="a", hint=None), _record("equal", 2, what="b", hint=None, hidden=True))
+    message = judge("Exercise 1", ref, _cell(_record("equal", 1, what="a"), _record("equal", 3, what="b"))).message
+    assert message.startswith("Exercise 1: b: expected 2, got 3") and "one the instructor runs when grading" in message
+    message = judge("Exercise 1", ref, _cell(_record("equal", 5, what="a"), _record("equal", 2, what="b"))).message
+    assert "instructor" not in message, message
