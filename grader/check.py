@@ -164,11 +164,13 @@ def format_table(chapter: str, results: list[ExerciseScore], width: int | None =
     rows = [f"{chapter}: scored by the visible self-checks only" if visible_only
             else f"{chapter}: scored as the autograder does (hidden tests included)", ""]
     rows.append(f"{'exercise':<{name_w}}  {'points':>9}  result")
+    room = max(20, width - name_w - 13)
     for r in results:
-        message = r.message or "passed"
-        room = max(20, width - name_w - 13)
-        message = message if len(message) <= room else message[: room - 1] + "…"
-        rows.append(f"{r.title:<{name_w}}  {_num(r.points):>4} / {_num(r.max_points):<2}  {message}")
+        # A hint (the message's second line) goes under the first, in the result column.
+        first, *more = [line if len(line) <= room else line[: room - 1] + "…"
+                        for line in (r.message or "passed").splitlines() or ["passed"]]
+        rows.append(f"{r.title:<{name_w}}  {_num(r.points):>4} / {_num(r.max_points):<2}  {first}")
+        rows += [" " * (name_w + 13) + line for line in more]
     rows.append(f"{'total':<{name_w}}  {_num(total):>4} / {_num(most):<2}")
     rows += [f"note: {note}" for note in notes]
     if visible_only:

@@ -235,3 +235,16 @@ def test_without_solutions_the_cli_prints_the_hidden_checks_line(tmp_path, monke
     out = capsys.readouterr().out.splitlines()
     assert out[-1].startswith("Hidden checks will run when your instructor grades") and "lower" in out[-1], out
     assert out[-2].split()[:2] == ["total", "0"], out
+
+
+def test_a_hint_is_shown_under_its_failure_in_the_result_column():
+    """Does a message's hint line go under the failure, indented to the result column, not at the line's start?"""
+    from grader.check import ExerciseScore
+
+    table = format_table("00_start_here", [ExerciseScore("ex1_test", "Exercise 1", 0, 2, "Exercise 1: f(x): wrong\nhint: look"),
+                                           ExerciseScore("ex2_test", "Exercise 2", 2, 2, "")], width=80)
+    lines = table.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("Exercise 1"))
+    assert lines[row].endswith("Exercise 1: f(x): wrong")
+    assert lines[row + 1].strip() == "hint: look" and lines[row + 1].index("hint") == lines[row].index("Exercise 1: f(x)")
+    assert lines[row + 2].startswith("Exercise 2") and lines[row + 2].endswith("passed")
