@@ -128,8 +128,8 @@ def _judge(label: str, reference: dict, student: dict) -> Verdict:
 FAILED_HIDDEN_CHECK = "the failing check is one the instructor runs when grading, not in your notebook."
 
 #: The hint for a crash in a hidden check: the learner cannot see its inputs.
-CRASH_IN_HIDDEN_CHECK = ("the failing check is one the instructor runs when grading, not in your notebook: "
-                         "try your answer on other inputs (other shapes, dtypes, edge cases) to find it.")
+CRASH_IN_HIDDEN_CHECK = ("the failing check is one the instructor runs when grading (not in your notebook): "
+                         "try other shapes, dtypes and edge cases.")
 
 
 def _stopped(label: str, student: dict, index: int, total: int) -> str:
