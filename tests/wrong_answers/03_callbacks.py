@@ -12,6 +12,17 @@ WRONG = {
         '    return x\n',
     ],
     "ex2_answer": [
+        # Section 6's pitfall: an unordered callback. One run on this CPU logs in order anyway, but the
+        # program has no ordered effect and no token, so nothing promises that order.
+        'def run_logged(step, x0, n):\n'
+        '    log = []\n'
+        '    def body(i, x):\n'
+        '        x = step(x)\n'
+        '        jax.debug.callback(lambda v: log.append(np.array(v)), x)\n'
+        '        return x\n'
+        '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+        '    jax.effects_barrier()\n'
+        '    return final, log\n',
         # The log lives outside the function, so a second call returns the first call's entries too.
         'shared_log = []\n'
         '\n'

@@ -54,24 +54,34 @@ WRONG = {
         "    return sorted(set(re.findall(r'stablehlo\\.\\w+', text)))\n",
     ],
     "ex4_answer": [
-        # Section 6's pitfall: reverse mode reads two transpose tables, this reads only the older one.
-        "def rule_tables(p, platform='cpu'):\n"
-        "    return {'jvp': p in ad.primitive_jvps,\n"
-        "            'transpose': p in ad.primitive_transposes,\n"
-        "            'batching': p in batching.fancy_primitive_batchers,\n"
-        "            'lowering': p in mlir._lowerings or p in mlir._platform_specific_lowerings[platform]}\n",
-        # Looks only at the lowering rules for all platforms, not the platform-specific ones.
-        "def rule_tables(p, platform='cpu'):\n"
-        "    return {'jvp': p in ad.primitive_jvps,\n"
-        "            'transpose': p in ad.primitive_transposes or p in fancy_transposes,\n"
-        "            'batching': p in batching.fancy_primitive_batchers,\n"
-        "            'lowering': p in mlir._lowerings}\n",
-        # Looks up the CPU's platform-specific rules whatever platform it is asked about.
-        "def rule_tables(p, platform='cpu'):\n"
-        "    return {'jvp': p in ad.primitive_jvps,\n"
-        "            'transpose': p in ad.primitive_transposes or p in fancy_transposes,\n"
-        "            'batching': p in batching.fancy_primitive_batchers,\n"
-        "            'lowering': p in mlir._lowerings or p in mlir._platform_specific_lowerings['cpu']}\n",
+        # Section 7's pitfall: tracing under jit succeeds, and lowering is what fails; this never lowers.
+        "def what_works(f, x):\n"
+        "    attempts = {'jit': lambda: jax.jit(f).trace(x),\n"
+        "                'jvp': lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n"
+        "                'grad': lambda: jax.grad(lambda v: f(v).sum())(x),\n"
+        "                'vmap': lambda: jax.vmap(f)(jnp.stack([x, x]))}\n"
+        "    works = {}\n"
+        "    for name, attempt in attempts.items():\n"
+        "        try:\n"
+        "            attempt()\n"
+        "            works[name] = True\n"
+        "        except Exception:\n"
+        "            works[name] = False\n"
+        "    return works\n",
+        # Section 7's other pitfall: infers grad from jvp, as if grad needed nothing but a JVP rule.
+        "def what_works(f, x):\n"
+        "    attempts = {'jit': lambda: jax.block_until_ready(jax.jit(f)(x)),\n"
+        "                'jvp': lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n"
+        "                'vmap': lambda: jax.vmap(f)(jnp.stack([x, x]))}\n"
+        "    works = {}\n"
+        "    for name, attempt in attempts.items():\n"
+        "        try:\n"
+        "            attempt()\n"
+        "            works[name] = True\n"
+        "        except Exception:\n"
+        "            works[name] = False\n"
+        "    works['grad'] = works['jvp']\n"
+        "    return works\n",
     ],
     "quiz_answer": [
         'q1 = "b"\nq2 = "b"\nq3 = "b"\nq4 = "b"\n',
