@@ -32,9 +32,9 @@ def timed(cmd: list[str], env: dict | None = None) -> float:
 
 
 def build_cold_vs_cached(repeats: int) -> tuple[list[float], list[float]]:
-    """Wall time of grader.build("rms_norm.cc") in a fresh process: empty cache vs warm cache."""
+    """Wall time of grader.build("ffi_rms_norm.cc") in a fresh process: empty cache vs warm cache."""
     # JAX is imported before the clock starts, as it is in a notebook by the time it builds C++.
-    code = ("import time, jax, jax.ffi, grader; t = time.perf_counter(); lib = grader.build('rms_norm.cc'); "
+    code = ("import time, jax, jax.ffi, grader; t = time.perf_counter(); lib = grader.build('ffi_rms_norm.cc'); "
             "print(time.perf_counter() - t, lib.cached)")
     cold, cached = [], []
     with tempfile.TemporaryDirectory() as warm:
@@ -125,7 +125,7 @@ def main() -> int:
         f"Written by `make bench` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC: Python "
         f"{platform.python_version()}, {os.cpu_count()} cores. Medians of runs alternated side by side.",
         "",
-        "## C++ build of cpp/rms_norm.cc (FFI handler), in a fresh process with JAX imported",
+        "## C++ build of cpp/ffi_rms_norm.cc (chapter 11's FFI handlers), in a fresh process with JAX imported",
         "",
         "| cache | runs | median wall time | all runs |",
         "| --- | --- | --- | --- |",

@@ -68,8 +68,8 @@ def test_code_from_a_cell_builds_and_runs_through_ctypes(build_cache):
 
 def test_a_cpp_file_builds_with_the_course_headers(build_cache):
     """Does a file in cpp/ build, finding both cpp/ headers and jax.ffi.include_dir()?"""
-    lib = build("rms_norm.cc")
-    assert lib.name == "rms_norm" and lib.path.exists()
+    lib = build("ffi_rms_norm.cc")
+    assert lib.name == "ffi_rms_norm" and lib.path.exists()
 
 
 def test_second_build_does_not_run_the_compiler(build_cache, tmp_path, monkeypatch):
@@ -174,10 +174,10 @@ def test_a_compile_error_in_a_notebook_cell_shows_the_compiler_lines_not_a_trace
 
 def test_ffi_handler_runs_under_jit_and_registration_is_idempotent(build_cache):
     """Does a real FFI handler build, register (twice, harmlessly) and run under jit?"""
-    lib = build("rms_norm.cc")
+    lib = build("ffi_rms_norm.cc")
     assert lib.register_ffi_target("rms_norm") == "rms_norm"
     lib.register_ffi_target("rms_norm")  # the same library again: nothing happens
-    again = build("rms_norm.cc")
+    again = build("ffi_rms_norm.cc")
     again.register_ffi_target("rms_norm")  # a cached copy of the same build: still fine
 
     def rms_norm(x, eps=1e-5):
