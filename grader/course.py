@@ -34,13 +34,17 @@ def repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def _chapters_in(folder: Path) -> list[str]:
+    """Chapter ids with a notebook of the same name in `folder`, in course order ([] without it)."""
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir()
+                  if CHAPTER_ID.fullmatch(p.name) and (p / f"{p.name}.ipynb").exists())
+
+
 def chapters(root: Path | None = None) -> list[str]:
     """Chapter ids that have a solution notebook, in course order ([] without solutions/)."""
-    source = (root or repo_root()) / "solutions"
-    if not source.is_dir():
-        return []
-    return sorted(p.name for p in source.iterdir()
-                  if CHAPTER_ID.fullmatch(p.name) and (p / f"{p.name}.ipynb").exists())
+    return _chapters_in((root or repo_root()) / "solutions")
 
 
 def select_chapters(selected: list[str] | None, root: Path | None = None) -> list[str]:
@@ -97,11 +101,7 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
 
 def released_chapters(root: Path | None = None) -> list[str]:
     """Chapter ids that have a learner notebook in notebooks/, in course order."""
-    source = (root or repo_root()) / "notebooks"
-    if not source.is_dir():
-        return []
-    return sorted(p.name for p in source.iterdir()
-                  if CHAPTER_ID.fullmatch(p.name) and (p / f"{p.name}.ipynb").exists())
+    return _chapters_in((root or repo_root()) / "notebooks")
 
 
 def chapter_of(path: Path, root: Path | None = None) -> str:
