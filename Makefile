@@ -17,7 +17,7 @@ BENCH_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test release grade sandbox bench venv clean-venv
+.PHONY: lab test release grade sandbox bench venv kernels clean-venv
 
 # The environment is built once and rebuilt when the pins or the package description change.
 $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
@@ -33,10 +33,26 @@ $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
 
 venv: $(VENV)/.installed
 
+# Chapter 12's kernels, a pip-installable package (CMake + scikit-build-core + nanobind), built
+# offline with the pinned build tools already in the venv, and rebuilt when its sources change.
+KERNELS := packages/jbj_fast_kernels
+$(VENV)/.kernels: $(VENV)/.installed cpp/fast_rms_norm.cc cpp/fast_rms_norm.h \
+                  $(wildcard $(KERNELS)/*.toml $(KERNELS)/*.txt $(KERNELS)/src/*.cc $(KERNELS)/src/*/*.py)
+	@echo "Building and installing $(KERNELS) into $(VENV)"
+	@if $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation ./$(KERNELS) \
+	     > $(VENV)/kernels-build.log 2>&1; then touch $@; else \
+	  tail -n 15 $(VENV)/kernels-build.log >&2; \
+	  echo "make: chapter 12's package $(KERNELS) did not build (the log above, in full in $(VENV)/kernels-build.log). It needs a C++17 compiler (g++); install one and run make again." >&2; \
+	  exit 1; fi
+
+kernels: $(VENV)/.kernels
+
+# The Lab opens even if the package cannot be built: only chapter 12 needs it.
 lab: $(VENV)/.installed
+	@$(MAKE) --no-print-directory kernels || echo "make: starting the Lab anyway; chapters 00-11 do not need the package" >&2
 	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(VENV)/.installed sandbox
+test: $(VENV)/.kernels sandbox
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 release: $(VENV)/.installed
@@ -47,11 +63,11 @@ sandbox:
 	@tools/install-sandbox || echo "make: no sandbox available; grading will use resource limits only" >&2
 
 # Grades submitted/ (or GRADE_ARGS="--from download.zip") into gradebook.db, grades.csv, feedback/.
-grade: $(VENV)/.installed sandbox
+grade: $(VENV)/.kernels sandbox
 	$(BIN)/grader autograde $(GRADE_ARGS)
 
 # Speed is measured here, never in a pass/fail test; the report goes to bench/REPORT.md.
-bench: $(VENV)/.installed
+bench: $(VENV)/.kernels
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 clean-venv:
