@@ -87,14 +87,14 @@ class Chain:
 
 
 def table(timings: dict[str, Timing], *, baseline: str | None = None, nbytes: int | None = None) -> str:
-    """A text table of medians (ms) and spreads, with the ratio to `baseline` and, given the bytes
-    each call moves, the achieved GB/s."""
+    """A text table of medians (ms) and interquartile ranges, with the ratio to `baseline` and, given
+    the bytes each call moves, the achieved GB/s."""
     if baseline is not None and baseline not in timings:
         raise KeyError(f"baseline {baseline!r} is not one of {sorted(timings)}")
     width = max(len(name) for name in timings)
     lines = []
     for name, t in timings.items():
-        line = f"{name:<{width}}  {t.median * 1e3:9.3f} ms  ± {t.spread * 1e3:7.3f}"
+        line = f"{name:<{width}}  {t.median * 1e3:9.3f} ms  (IQR {t.spread * 1e3:7.3f} ms)"
         if baseline is not None:
             line += f"  {t.median / timings[baseline].median:6.2f}x {baseline}"
         if nbytes is not None:
