@@ -14,10 +14,14 @@ PYTEST_ARGS ?=
 GRADE_ARGS ?=
 # Extra arguments for the benchmarks, e.g. make bench BENCH_ARGS=--reuse-grading.
 BENCH_ARGS ?=
+# The JAX release `make drift` runs the solution notebooks on, e.g. make drift JAX=0.11.2, and its
+# extra arguments, e.g. DRIFT_ARGS="00_start_here --out /tmp/report.md".
+JAX ?=
+DRIFT_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test release grade sandbox bench venv clean-venv
+.PHONY: lab test release grade sandbox browser bench drift venv clean-venv
 
 # The environment is built once and rebuilt when the pins or the package description change.
 $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
@@ -33,10 +37,14 @@ $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
 
 venv: $(VENV)/.installed
 
+# The learner's Lab: lab/learner/ turns off nbgrader's instructor tools (Create Assignment,
+# Formgrader, the Nbgrader menu) and JupyterLab's news pop-up, for this Lab only. The instructor's
+# `jupyter lab` started in the course folder keeps every nbgrader tool.
 lab: $(VENV)/.installed
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
+	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	  $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(VENV)/.installed sandbox
+test: $(VENV)/.installed sandbox browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 release: $(VENV)/.installed
@@ -46,6 +54,10 @@ release: $(VENV)/.installed
 sandbox:
 	@tools/install-sandbox || echo "make: no sandbox available; grading will use resource limits only" >&2
 
+# Installs Debian's chromium when missing, for the browser test (which fails, saying why, without it).
+browser:
+	@tools/install-browser || echo "make: no chromium; the browser test will fail until it is installed" >&2
+
 # Grades submitted/ (or GRADE_ARGS="--from download.zip") into gradebook.db, grades.csv, feedback/.
 grade: $(VENV)/.installed sandbox
 	$(BIN)/grader autograde $(GRADE_ARGS)
@@ -53,6 +65,11 @@ grade: $(VENV)/.installed sandbox
 # Speed is measured here, never in a pass/fail test; the report goes to bench/REPORT.md.
 bench: $(VENV)/.installed
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+# Runs every solution notebook on another JAX in .drift/venv-<version> and writes drift/REPORT-<version>.md.
+drift: $(VENV)/.installed
+	@test -n "$(JAX)" || { echo "make drift: say which JAX release, e.g. make drift JAX=0.11.2" >&2; exit 2; }
+	$(BIN)/python tools/drift.py --jax $(JAX) $(DRIFT_ARGS)
 
 clean-venv:
 	rm -rf $(VENV)
