@@ -8,6 +8,8 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 # Extra arguments for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8899".
 LAB_ARGS ?=
+# The folder the learner's Lab opens on (a copy of notebooks/ elsewhere works too).
+NOTEBOOKS ?= notebooks
 # Extra arguments for pytest, e.g. make test PYTEST_ARGS="-k build".
 PYTEST_ARGS ?=
 # Extra arguments for grader autograde, e.g. make grade GRADE_ARGS="01_numpy_interop --from class.zip".
@@ -42,7 +44,7 @@ venv: $(VENV)/.installed
 # `jupyter lab` started in the course folder keeps every nbgrader tool.
 lab: $(VENV)/.installed
 	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
-	  $(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
+	  $(BIN)/jupyter lab --ServerApp.root_dir="$(NOTEBOOKS)" $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(VENV)/.installed sandbox browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
