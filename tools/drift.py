@@ -142,10 +142,10 @@ def numbers(text: str) -> list[int]:
     return sorted(set(found))
 
 
-def read_chapter(name: str) -> Chapter:
-    nb = json.loads((ROOT / "solutions" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
+def read_chapter(name: str, root: Path = ROOT) -> Chapter:
+    nb = json.loads((root / "solutions" / name / f"{name}.ipynb").read_text(encoding="utf-8"))
     chapter = Chapter(name)
-    section = "top"
+    section = "before section 1"
     notes_text: list[str] = []
     in_notes = False
     for index, cell in enumerate(nb["cells"]):
@@ -210,7 +210,8 @@ def split_notes(lines: list[str]) -> list[Note]:
 # --- the report -------------------------------------------------------------------------------
 
 def report(version: str, pin: str, env: dict[str, str], names: list[str], records: list[dict],
-           status: int) -> tuple[str, int]:
+           status: int, root: Path = ROOT) -> tuple[str, int]:
+    """The report's text and its count of differences (the pin not counted)."""
     low, high = sorted([version, pin], key=version_key)
     by_chapter: dict[str, list[dict]] = {}
     for r in records:
@@ -249,7 +250,7 @@ def report(version: str, pin: str, env: dict[str, str], names: list[str], record
     unshown: list[str] = []
     total = {"raised": 0, "output": 0, "pin": 0, "named": 0, "unshown": 0, "cells": 0}
     for name in names:
-        chapter = read_chapter(name)
+        chapter = read_chapter(name, root)
         recs = sorted(by_chapter.get(name, []), key=lambda r: r["index"])
         failed = [r for r in recs if r["outcome"] == "failed"]
         pin_fails = [r for r in failed if r.get("kind") == "error" and PIN_FAILURE.search(r.get("error", ""))
@@ -260,7 +261,7 @@ def report(version: str, pin: str, env: dict[str, str], names: list[str], record
         changed = {r["index"] for r in claims}
         named, missing = [], []
         for note in chapter.notes:
-            if not any(low_ok(v, low, high, pin) for v in note.versions):
+            if not any(names_change(v, low, high, pin) for v in note.versions):
                 continue
             named.append(note)
             tied = set(chapter.note_cells)
@@ -285,7 +286,10 @@ def report(version: str, pin: str, env: dict[str, str], names: list[str], record
         for r in [*pin_fails, *claims]:
             section = chapter.section_of.get(r["index"], "?")
             where = f"section {section}" if str(section).isdigit() else str(section)
-            first = next((line for line in r["source"].splitlines() if line.strip()), "")[:100]
+            source = [line.strip() for line in r["source"].splitlines() if line.strip()]
+            if r in pin_fails:   # show the line that checks the version, not the first import
+                source = [line for line in source if "setup_notebook" in line] or source
+            first = (source or [""])[0][:100]
             what = ("the pin" if r in pin_fails else
                     {"error": "raised", "output": "output differs", "run": "did not run"}[r["kind"]])
             body.append(f"- cell {r['index']} ({where}), {what}: `{first.replace('`', chr(39))}`")
@@ -302,7 +306,8 @@ def report(version: str, pin: str, env: dict[str, str], names: list[str], record
     lines += [
         "## Summary",
         "",
-        f"**{diffs} differences** ({total['raised']} cells raised, {total['output']} outputs differ) in "
+        f"**{diffs} difference{'' if diffs == 1 else 's'}** ({total['raised']} cells raised, "
+        f"{total['output']} outputs differ) in "
         f"{total['cells']} code cells of {len(names)} chapters, plus the pin in {total['pin']} chapters. "
         f"Version notes naming a change between {low} and {high}: {total['named']}, of which "
         f"{total['unshown']} did not show up as a difference.",
@@ -318,7 +323,8 @@ def report(version: str, pin: str, env: dict[str, str], names: list[str], record
     return "\n".join(lines), diffs
 
 
-def low_ok(mention: str, low: str, high: str, pin: str) -> bool:
+def names_change(mention: str, low: str, high: str, pin: str) -> bool:
+    """Does a note's version `mention` date a change between `low` and `high` (the pin itself does not)?"""
     if version_key(mention) == version_key(pin):
         return False
     return version_key(low) < version_key(mention) <= version_key(high)
@@ -355,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         text, diffs = report(args.jax, pin, env, names, records, status)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
-        summary = next(line for line in text.splitlines() if " differences** (" in line)
+        summary = next(line for line in text.splitlines() if re.match(r"\*\*\d+ differences?\*\* \(", line))
         print(f"drift: {summary.replace('**', '')}\ndrift: report written to {out}")
         return 0
     except DriftError as err:

@@ -67,7 +67,7 @@ def pytest_runtest_makereport(item, call):
     if report.failed:
         if error is not None:
             record["kind"] = "error"
-            record["error"] = f"{error.get('ename')}: {_first_line(error.get('evalue', ''))}"
+            record["error"] = item.sanitize(f"{error.get('ename')}: {_first_line(error.get('evalue', ''))}")
         elif "Cell outputs differ" in report.longreprtext:
             record["kind"] = "output"
         else:
@@ -75,7 +75,7 @@ def pytest_runtest_makereport(item, call):
             record["kind"] = "run"
             message = [line for line in report.longreprtext.splitlines()
                        if line.strip() and "Notebook cell execution failed" not in line]
-            record["error"] = _first_line("\n".join(message))
+            record["error"] = item.sanitize(_first_line("\n".join(message)))
         want = _text(item, cell.get("outputs", []))
         have = _text(item, got)
         diff = list(difflib.unified_diff(want, have, "stored", "this JAX", n=1, lineterm=""))
