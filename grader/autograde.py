@@ -507,8 +507,13 @@ def _keep_exchange_files(course: Path, rows: list[Row]) -> None:
             continue
         for name in EXCHANGE_FILES:
             source = course / "submitted" / row.student / row.chapter / name
-            if source.is_file() and not source.is_symlink():
-                shutil.copyfile(source, autograded / name)
+            if not source.is_file() or source.is_symlink():
+                continue
+            # An unreadable timestamp would stop a later `nbgrader generate_feedback` (without
+            # --force) for the whole chapter; it is reported in the row and not copied.
+            if name == "timestamp.txt" and _timestamp(source)[0] is None:
+                continue
+            shutil.copyfile(source, autograded / name)
 
 
 def _feedback(course: Path, rows: list[Row]) -> None:

@@ -104,3 +104,32 @@ def test_exchange_round_trip_brings_the_score_back_to_the_learner(course_copy, t
     assert scores and tuple(map(float, scores[0])) == (most, most), f"the feedback's scores: {scores[:5]}"
     assert "Graded: 0" not in text and text.count("all checks passed") >= len(
         grade_cells(read_notebook(solution_path(CHAPTER)))), "the feedback does not show each exercise passing"
+
+
+def test_exchange_files_are_kept_beside_the_autograded_notebook(tmp_path):
+    """Are a submission's timestamp and secret kept for release_feedback, but not an unreadable timestamp or a symlink?"""
+    from grader.autograde import Row, _keep_exchange_files
+
+    course = tmp_path
+    rows = []
+    for student, stamp in (("ok", "2026-11-20 12:00:00.000000 UTC"), ("garbage", "the day after tomorrow"),
+                           ("linked", None)):
+        submitted = course / "submitted" / student / CHAPTER
+        submitted.mkdir(parents=True)
+        (course / "autograded" / student / CHAPTER).mkdir(parents=True)
+        if stamp is None:
+            (tmp_path / "elsewhere.txt").write_text("2026-11-20 12:00:00.000000 UTC")
+            (submitted / "timestamp.txt").symlink_to(tmp_path / "elsewhere.txt")
+        else:
+            (submitted / "timestamp.txt").write_text(stamp)
+        (submitted / "submission_secret.txt").write_text(f"secret of {student}")
+        rows.append(Row(student, CHAPTER, "graded", 1.0, 1.0))
+    _keep_exchange_files(course, rows)
+
+    def kept(student):
+        return sorted(p.name for p in (course / "autograded" / student / CHAPTER).iterdir())
+
+    assert kept("ok") == ["submission_secret.txt", "timestamp.txt"]
+    assert (course / "autograded" / "ok" / CHAPTER / "timestamp.txt").read_text().startswith("2026-11-20")
+    assert kept("garbage") == ["submission_secret.txt"]
+    assert kept("linked") == ["submission_secret.txt"]
