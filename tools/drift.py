@@ -88,8 +88,10 @@ def build_venv(version: str) -> Path:
 def run(cmd: list[str], what: str) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        tail = [line for line in (proc.stderr or proc.stdout).splitlines()
-                if line.strip() and not line.startswith("WARNING: Location")][-3:]
+        lines = [line.strip() for line in (proc.stderr or proc.stdout).splitlines() if line.strip()]
+        errors = [re.sub(r"\s*\(from versions:.*?\)", "", line)[:300] for line in lines
+                  if line.startswith("ERROR:") and not line.startswith("ERROR: Ignored")]
+        tail = errors[-2:] or [line[:300] for line in lines if not line.startswith("WARNING: Location")][-2:]
         raise DriftError(f"{what}: {' | '.join(tail)}")
 
 
