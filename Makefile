@@ -23,7 +23,7 @@ DRIFT_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test release grade sandbox browser bench drift venv clean-venv
+.PHONY: lab test release grade sandbox browser bench drift venv kernels clean-venv
 
 # The environment is built once and rebuilt when the pins or the package description change.
 $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
@@ -39,14 +39,30 @@ $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
 
 venv: $(VENV)/.installed
 
+# Chapter 12's kernels, a pip-installable package (CMake + scikit-build-core + nanobind), built
+# offline with the pinned build tools already in the venv, and rebuilt when its sources change.
+KERNELS := packages/jbj_fast_kernels
+$(VENV)/.kernels: $(VENV)/.installed cpp/fast_rms_norm.cc cpp/fast_rms_norm.h \
+                  $(wildcard $(KERNELS)/*.toml $(KERNELS)/*.txt $(KERNELS)/src/*.cc $(KERNELS)/src/*/*.py)
+	@echo "Building and installing $(KERNELS) into $(VENV)"
+	@if $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation ./$(KERNELS) \
+	     > $(VENV)/kernels-build.log 2>&1; then touch $@; else \
+	  tail -n 15 $(VENV)/kernels-build.log >&2; \
+	  echo "make: chapter 12's package $(KERNELS) did not build (the log above, in full in $(VENV)/kernels-build.log). It needs a C++17 compiler (g++); install one and run make again." >&2; \
+	  exit 1; fi
+
+kernels: $(VENV)/.kernels
+
 # The learner's Lab: lab/learner/ turns off nbgrader's instructor tools (Create Assignment,
 # Formgrader, the Nbgrader menu) and JupyterLab's news pop-up, for this Lab only. The instructor's
 # `jupyter lab` started in the course folder keeps every nbgrader tool.
+# The Lab opens even if the package cannot be built: only chapter 12 needs it.
 lab: $(VENV)/.installed
+	@$(MAKE) --no-print-directory kernels || echo "make: starting the Lab anyway; chapters 00-11 do not need the package" >&2
 	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	  $(BIN)/jupyter lab --ServerApp.root_dir="$(NOTEBOOKS)" $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(VENV)/.installed sandbox browser
+test: $(VENV)/.kernels sandbox browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 release: $(VENV)/.installed
@@ -61,11 +77,11 @@ browser:
 	@tools/install-browser || echo "make: no chromium; the browser test will fail until it is installed" >&2
 
 # Grades submitted/ (or GRADE_ARGS="--from download.zip") into gradebook.db, grades.csv, feedback/.
-grade: $(VENV)/.installed sandbox
+grade: $(VENV)/.kernels sandbox
 	$(BIN)/grader autograde $(GRADE_ARGS)
 
 # Speed is measured here, never in a pass/fail test; the report goes to bench/REPORT.md.
-bench: $(VENV)/.installed
+bench: $(VENV)/.kernels
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 # Runs every solution notebook on another JAX in .drift/venv-<version> and writes drift/REPORT-<version>.md.

@@ -20,9 +20,10 @@ CHAPTER = ROOT / "solutions" / "11_cpp_ffi" / "11_cpp_ffi.ipynb"
 
 # Runs in a child process: prints one JSON object of per-round times in milliseconds.
 _KERNELS = r"""
-import ctypes, json, sys, time
+import ctypes, json, sys
 from functools import partial
 import jax, jax.numpy as jnp, numpy as np, grader
+from grader import timing
 
 shape, rounds = tuple(json.loads(sys.argv[1])), int(sys.argv[2])
 lib = grader.build("ffi_rms_norm.cc")
@@ -45,15 +46,9 @@ x = jax.random.normal(jax.random.key(0), shape, jnp.float32)
 expected = np.asarray(sides["jnp"](x))
 for name, fn in sides.items():
     np.testing.assert_allclose(fn(x), expected, rtol=1e-5, atol=1e-6)   # all three compute the same thing
-    for _ in range(5):
-        jax.block_until_ready(fn(x))                                     # compiled and warm
-times = {name: [] for name in sides}
-for _ in range(rounds):
-    for name, fn in sides.items():
-        start = time.perf_counter()
-        jax.block_until_ready(fn(x))
-        times[name].append((time.perf_counter() - start) * 1e3)
-print(json.dumps(times))
+# Warm-up rounds, then the sides in turn, round after round (the helper chapter 12 teaches).
+times = timing.compare({name: (lambda fn=fn: fn(x)) for name, fn in sides.items()}, repeats=rounds, warmup=5)
+print(json.dumps({name: [s * 1e3 for s in t.samples] for name, t in times.items()}))
 """
 
 # Runs in a child process: builds every C++ source of chapter 11 and prints the wall time and

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import autograde_bench  # noqa: E402  (beside this file)
 import ffi_bench  # noqa: E402
+import kernel_bench  # noqa: E402
 
 
 def timed(cmd: list[str], env: dict | None = None) -> float:
@@ -116,6 +117,8 @@ def main() -> int:
         raw.write_text(json.dumps(grading, indent=1))
     ffi = ffi_bench.run(args.repeats)
     (args.out.parent / "ffi-times.json").write_text(json.dumps(ffi, indent=1))
+    kernels = kernel_bench.run(args.repeats)
+    (args.out.parent / "kernel-times.json").write_text(json.dumps(kernels, indent=1))
     cold, cached = build_cold_vs_cached(args.repeats)
     checks = check_times(max(1, args.repeats // 2))
     med = statistics.median
@@ -142,6 +145,7 @@ def main() -> int:
         *(f"| {kind} | {len(t)} | {med(t):.1f} s |" for kind, t in checks.items()),
         "",
         *ffi_bench.section(ffi),
+        *kernel_bench.section(kernels),
         *grading_section(grading),
     ]
     args.out.write_text("\n".join(lines))

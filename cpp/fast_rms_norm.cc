@@ -1,0 +1,218 @@
+// Chapter 12's float32 RMSNorm handlers, each a step faster than chapter 11's, and the memory
+// probes that measure the machine's limit. The row math is in fast_rms_norm.h.
+//
+//   RmsNormVec       one thread, vectorised rows
+//   RmsNormFast      vectorised rows split over XLA's intra-op thread pool (also used in place)
+//   RmsNormFastFwd   the same, also returning each row's scale for the backward pass
+//   RmsNormFastBwd   the backward pass, vectorised and threaded
+//   StreamRead / StreamWrite / StreamTriad   bandwidth probes on the same thread pool
+#include <cstdint>
+#include <string>
+
+#include "fast_rms_norm.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace ffi = xla::ffi;
+
+namespace {
+
+// Rows per task: enough work (about 64 KiB of floats) that scheduling a task costs little.
+std::int64_t ChunkRows(std::int64_t n) { return std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(n, 1)); }
+
+ffi::Error Shape(const ffi::Buffer<ffi::F32>& x, const char* who, std::int64_t* rows, std::int64_t* n) {
+  auto dims = x.dimensions();
+  if (dims.size() == 0) {
+    return ffi::Error::InvalidArgument(std::string(who) + ": x must have at least one axis");
+  }
+  *n = dims.back();
+  *rows = dims.size() == 1 ? 1 : x.element_count() / std::max<std::int64_t>(*n, 1);
+  if (*n == 0) *rows = 0;
+  return ffi::Error::Success();
+}
+
+ffi::Error SameSize(std::int64_t a, std::int64_t b, const char* who) {
+  if (a != b) return ffi::Error::InvalidArgument(std::string(who) + ": a result has the wrong size");
+  return ffi::Error::Success();
+}
+
+// Hands tasks to XLA's pool; its helpers are the pool's threads minus the one we run on.
+struct Pool {
+  ffi::ThreadPool& pool;
+  template <typename F>
+  void operator()(F f) const { pool.Schedule(std::move(f)); }
+  int helpers() const { return int(std::max<std::int64_t>(pool.num_threads() - 1, 0)); }
+};
+
+}  // namespace
+
+// ---- one thread, vectorised -------------------------------------------------------------------
+
+static ffi::Error RmsNormVecImpl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  std::int64_t rows, n;
+  if (auto err = Shape(x, "rms_norm_vec", &rows, &n); err.failure()) return err;
+  if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_vec"); err.failure()) return err;
+  jbj_fast::ForwardRows(x.typed_data(), y->typed_data(), nullptr, 0, rows, n, eps);
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormVec, RmsNormVecImpl,
+                              ffi::Ffi::Bind()
+                                  .Attr<float>("eps")
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());
+
+// ---- vectorised and threaded (in place when y aliases x) --------------------------------------
+
+static ffi::Error RmsNormFastImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<ffi::F32> x,
+                                  ffi::ResultBuffer<ffi::F32> y) {
+  std::int64_t rows, n;
+  if (auto err = Shape(x, "rms_norm_fast", &rows, &n); err.failure()) return err;
+  if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_fast"); err.failure()) return err;
+  const float* in = x.typed_data();
+  float* out = y->typed_data();
+  Pool p{pool};
+  jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
+    jbj_fast::ForwardRows(in, out, nullptr, b, e, n, eps);
+  });
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFast, RmsNormFastImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Attr<float>("eps")
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());
+
+// ---- forward with residuals, and backward, for custom_vjp -------------------------------------
+
+static ffi::Error RmsNormFastFwdImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<ffi::F32> x,
+                                     ffi::ResultBuffer<ffi::F32> y, ffi::ResultBuffer<ffi::F32> scale) {
+  std::int64_t rows, n;
+  if (auto err = Shape(x, "rms_norm_fast_fwd", &rows, &n); err.failure()) return err;
+  if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_fast_fwd"); err.failure()) return err;
+  if (auto err = SameSize(scale->element_count(), rows, "rms_norm_fast_fwd"); err.failure()) return err;
+  const float* in = x.typed_data();
+  float* out = y->typed_data();
+  float* s = scale->typed_data();
+  Pool p{pool};
+  jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
+    jbj_fast::ForwardRows(in, out, s, b, e, n, eps);
+  });
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastFwd, RmsNormFastFwdImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Attr<float>("eps")
+                                  .Arg<ffi::Buffer<ffi::F32>>()   // x
+                                  .Ret<ffi::Buffer<ffi::F32>>()   // y
+                                  .Ret<ffi::Buffer<ffi::F32>>()); // scale, one per row
+
+static ffi::Error RmsNormFastBwdImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> scale,
+                                     ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> ct_y,
+                                     ffi::ResultBuffer<ffi::F32> ct_x) {
+  std::int64_t rows, n;
+  if (auto err = Shape(x, "rms_norm_fast_bwd", &rows, &n); err.failure()) return err;
+  if (auto err = SameSize(ct_y.element_count(), x.element_count(), "rms_norm_fast_bwd"); err.failure()) return err;
+  if (auto err = SameSize(ct_x->element_count(), x.element_count(), "rms_norm_fast_bwd"); err.failure()) return err;
+  if (auto err = SameSize(scale.element_count(), rows, "rms_norm_fast_bwd"); err.failure()) return err;
+  const float* s = scale.typed_data();
+  const float* in = x.typed_data();
+  const float* g = ct_y.typed_data();
+  float* out = ct_x->typed_data();
+  Pool p{pool};
+  jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
+    jbj_fast::BackwardRows(s, in, g, out, b, e, n);
+  });
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastBwd, RmsNormFastBwdImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()   // scale
+                                  .Arg<ffi::Buffer<ffi::F32>>()   // x
+                                  .Arg<ffi::Buffer<ffi::F32>>()   // ct_y
+                                  .Ret<ffi::Buffer<ffi::F32>>()); // ct_x
+
+// ---- memory probes: what the machine can move, with the threads the kernels use ---------------
+
+constexpr std::int64_t kProbeChunk = 1 << 16;  // floats per task (256 KiB)
+
+// Reads every float once; each task's partial sum goes to its own slot of `partial`.
+static ffi::Error StreamReadImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> a,
+                                 ffi::ResultBuffer<ffi::F32> total) {
+  const float* in = a.typed_data();
+  const std::int64_t count = a.element_count();
+  const std::int64_t chunks = (count + kProbeChunk - 1) / kProbeChunk;
+  std::unique_ptr<double[]> partial(new double[std::max<std::int64_t>(chunks, 1)]());
+  double* slots = partial.get();
+  Pool p{pool};
+  jbj_fast::ParallelFor(count, kProbeChunk, p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
+    float lanes[jbj_fast::kLanes] = {};
+    std::int64_t i = b;
+    for (; i + jbj_fast::kLanes <= e; i += jbj_fast::kLanes)
+      for (int j = 0; j < jbj_fast::kLanes; ++j) lanes[j] += in[i + j];
+    double sum = 0;
+    for (int j = 0; j < jbj_fast::kLanes; ++j) sum += lanes[j];
+    for (; i < e; ++i) sum += in[i];
+    slots[b / kProbeChunk] += sum;
+  });
+  double sum = 0;
+  for (std::int64_t c = 0; c < chunks; ++c) sum += slots[c];
+  total->typed_data()[0] = float(sum);
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(StreamRead, StreamReadImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());
+
+// Writes `value` into every float of `out`, which aliases the argument `a` (never read).
+static ffi::Error StreamWriteImpl(ffi::ThreadPool pool, float value, ffi::Buffer<ffi::F32> a,
+                                  ffi::ResultBuffer<ffi::F32> out) {
+  float* o = out->typed_data();
+  Pool p{pool};
+  jbj_fast::ParallelFor(a.element_count(), kProbeChunk, p.helpers(), p,
+                        [=](std::int64_t b, std::int64_t e) {
+                          for (std::int64_t i = b; i < e; ++i) o[i] = value;
+                        });
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(StreamWrite, StreamWriteImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Attr<float>("value")
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>());
+
+// STREAM's triad, a = b + q * c, with the result written over a's buffer (aliased).
+static ffi::Error StreamTriadImpl(ffi::ThreadPool pool, float q, ffi::Buffer<ffi::F32> a,
+                                  ffi::Buffer<ffi::F32> b_in, ffi::Buffer<ffi::F32> c_in,
+                                  ffi::ResultBuffer<ffi::F32> out) {
+  if (b_in.element_count() != a.element_count() || c_in.element_count() != a.element_count())
+    return ffi::Error::InvalidArgument("stream_triad: a, b and c must have the same size");
+  const float* bb = b_in.typed_data();
+  const float* cc = c_in.typed_data();
+  float* o = out->typed_data();
+  Pool p{pool};
+  jbj_fast::ParallelFor(a.element_count(), kProbeChunk, p.helpers(), p,
+                        [=](std::int64_t b, std::int64_t e) {
+                          for (std::int64_t i = b; i < e; ++i) o[i] = bb[i] + q * cc[i];
+                        });
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(StreamTriad, StreamTriadImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Attr<float>("q")
+                                  .Arg<ffi::Buffer<ffi::F32>>()   // a (overwritten)
+                                  .Arg<ffi::Buffer<ffi::F32>>()   // b
+                                  .Arg<ffi::Buffer<ffi::F32>>()   // c
+                                  .Ret<ffi::Buffer<ffi::F32>>()); // the new a

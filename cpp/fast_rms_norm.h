@@ -1,0 +1,109 @@
+// Fast RMSNorm for chapter 12: the math of one row, written so the compiler vectorises it, and a
+// parallel loop over rows that runs on any "schedule a task" pool. Nothing here knows about XLA;
+// fast_rms_norm.cc binds it to XLA's FFI and its intra-op thread pool.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <thread>
+
+namespace jbj_fast {
+
+// How many partial sums a row reduction keeps. Independent partial sums let the compiler put them
+// in SIMD lanes without reordering one sum (which it may not do for floats without -ffast-math),
+// and shorten the chain of dependent additions, which is also what makes the sum more accurate.
+constexpr int kLanes = 16;
+
+// Sum of a[i] * b[i] over one row, accumulated in float in kLanes partial sums.
+inline float DotLanes(const float* a, const float* b, std::int64_t n) {
+  float acc[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) acc[j] += a[i + j] * b[i + j];
+  }
+  float tail = 0.0f;
+  for (; i < n; ++i) tail += a[i] * b[i];
+  // Add the lanes pairwise: 8 + 8, 4 + 4, 2 + 2, 1 + 1.
+  for (int width = kLanes / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) acc[j] += acc[j + width];
+  }
+  return acc[0] + tail;
+}
+
+// The same sum, one double at a time: the accurate, slow baseline the chapter compares against.
+inline double DotDouble(const float* a, const float* b, std::int64_t n) {
+  double acc = 0.0;
+  for (std::int64_t i = 0; i < n; ++i) acc += double(a[i]) * double(b[i]);
+  return acc;
+}
+
+// The scale of one row: 1 / sqrt(mean(x^2) + eps); an empty row is treated as mean 0.
+inline float RowScale(const float* x, std::int64_t n, float eps) {
+  const float mean = n > 0 ? DotLanes(x, x, n) / float(n) : 0.0f;
+  return 1.0f / std::sqrt(mean + eps);
+}
+
+// y = x * s for rows [begin, end). x and y may be the same memory (in place): each row is read
+// in full before any of it is written.
+inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t begin,
+                        std::int64_t end, std::int64_t n, float eps) {
+  for (std::int64_t r = begin; r < end; ++r) {
+    const float* xr = x + r * n;
+    float* yr = y + r * n;
+    const float s = RowScale(xr, n, eps);
+    if (scale != nullptr) scale[r] = s;
+    for (std::int64_t i = 0; i < n; ++i) yr[i] = xr[i] * s;
+  }
+}
+
+// ct_x = s * ct_y - (s^3 / n) * (ct_y . x) * x for rows [begin, end), given each row's s.
+inline void BackwardRows(const float* scale, const float* x, const float* ct_y, float* ct_x,
+                         std::int64_t begin, std::int64_t end, std::int64_t n) {
+  for (std::int64_t r = begin; r < end; ++r) {
+    const float* xr = x + r * n;
+    const float* gr = ct_y + r * n;
+    float* out = ct_x + r * n;
+    const float s = scale[r];
+    const float factor = n > 0 ? s * s * s * DotLanes(gr, xr, n) / float(n) : 0.0f;
+    for (std::int64_t i = 0; i < n; ++i) out[i] = gr[i] * s - xr[i] * factor;
+  }
+}
+
+// Runs body(begin, end) over [0, count) in chunks, on the calling thread and on up to `helpers`
+// tasks handed to `schedule`. The calling thread takes chunks too, so the work finishes even if
+// the pool is busy and no helper ever starts; a helper that starts late finds no chunk left and
+// returns. The shared state lives as long as the last task that holds it, never on our stack.
+template <typename Schedule, typename Body>
+void ParallelFor(std::int64_t count, std::int64_t chunk, int helpers, Schedule&& schedule,
+                 Body&& body) {
+  if (count <= 0) return;
+  chunk = std::max<std::int64_t>(chunk, 1);
+  const std::int64_t chunks = (count + chunk - 1) / chunk;
+  helpers = int(std::min<std::int64_t>(helpers, chunks - 1));
+  if (helpers <= 0) {
+    body(std::int64_t(0), count);
+    return;
+  }
+  struct State {
+    std::atomic<std::int64_t> next{0};
+    std::atomic<std::int64_t> done{0};
+  };
+  auto state = std::make_shared<State>();
+  // A chunk's body runs only while it is claimed, and the caller returns only when every chunk is
+  // done, so `body` (and what it points to) outlives every use; a helper that starts late touches
+  // nothing but `state`, which it co-owns.
+  auto run = [state, count, chunk, chunks, body_ptr = &body]() {
+    for (std::int64_t c = state->next.fetch_add(1); c < chunks; c = state->next.fetch_add(1)) {
+      (*body_ptr)(c * chunk, std::min(count, (c + 1) * chunk));
+      state->done.fetch_add(1, std::memory_order_release);
+    }
+  };
+  for (int h = 0; h < helpers; ++h) schedule(run);
+  run();
+  while (state->done.load(std::memory_order_acquire) < chunks) std::this_thread::yield();
+}
+
+}  // namespace jbj_fast

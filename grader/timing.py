@@ -1,0 +1,103 @@
+"""Timing JAX calls honestly: warm up, wait for the result, alternate the sides, report medians.
+
+Used by the chapters that measure speed and by `make bench`. Nothing here decides pass or fail:
+timings vary with the machine and with whatever else it is doing, so they are printed, never
+asserted.
+
+    times = timing.compare({"jnp": lambda: f(x), "ffi": lambda: g(x)}, repeats=30)
+    print(timing.table(times, baseline="jnp"))
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import jax
+
+
+@dataclass
+class Timing:
+    """The samples of one side of a comparison, in seconds."""
+
+    name: str
+    samples: list[float] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def best(self) -> float:
+        """The fastest sample: what the machine can do when nothing interferes (STREAM reports this)."""
+        return min(self.samples)
+
+    @property
+    def spread(self) -> float:
+        """The interquartile range, a noise measure that one slow outlier does not move."""
+        if len(self.samples) < 4:
+            return 0.0
+        q1, _, q3 = statistics.quantiles(self.samples, n=4)
+        return q3 - q1
+
+
+def run_once(call: Callable[[], Any]) -> float:
+    """Seconds for one call, including the wait for its (possibly asynchronous) result."""
+    start = time.perf_counter()
+    jax.block_until_ready(call())
+    return time.perf_counter() - start
+
+
+def compare(calls: dict[str, Callable[[], Any]], *, repeats: int = 30, warmup: int = 3) -> dict[str, Timing]:
+    """Time each zero-argument call `repeats` times, taking turns, after `warmup` untimed rounds.
+
+    Taking turns (a, b, c, a, b, c, ...) spreads a noisy moment of the machine over every side
+    instead of landing on one of them. The warm-up rounds compile and fill caches.
+    """
+    if not calls:
+        raise ValueError("compare() needs at least one call to time")
+    if repeats < 1 or warmup < 0:
+        raise ValueError("repeats must be at least 1 and warmup at least 0")
+    for _ in range(warmup):
+        for call in calls.values():
+            jax.block_until_ready(call())
+    timings = {name: Timing(name) for name in calls}
+    for _ in range(repeats):
+        for name, call in calls.items():
+            timings[name].samples.append(run_once(call))
+    return timings
+
+
+class Chain:
+    """A call that feeds its own result back in: `state = f(state)`.
+
+    For functions that donate their argument (`jax.jit(f, donate_argnums=0)`), whose input buffer
+    is consumed by each call, so the next call must take the previous result.
+    """
+
+    def __init__(self, f: Callable[[Any], Any], start: Any):
+        self.f = f
+        self.state = start
+
+    def __call__(self) -> Any:
+        self.state = self.f(self.state)
+        return self.state
+
+
+def table(timings: dict[str, Timing], *, baseline: str | None = None, nbytes: int | None = None) -> str:
+    """A text table of medians (ms) and spreads, with the ratio to `baseline` and, given the bytes
+    each call moves, the achieved GB/s."""
+    if baseline is not None and baseline not in timings:
+        raise KeyError(f"baseline {baseline!r} is not one of {sorted(timings)}")
+    width = max(len(name) for name in timings)
+    lines = []
+    for name, t in timings.items():
+        line = f"{name:<{width}}  {t.median * 1e3:9.3f} ms  ± {t.spread * 1e3:7.3f}"
+        if baseline is not None:
+            line += f"  {t.median / timings[baseline].median:6.2f}x {baseline}"
+        if nbytes is not None:
+            line += f"  {nbytes / t.median / 1e9:7.1f} GB/s"
+        lines.append(line)
+    return "\n".join(lines)

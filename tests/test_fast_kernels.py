@@ -1,0 +1,120 @@
+"""Chapter 12's C++: the fast kernels against a float64 reference, and the package built from them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from grader.builder import build
+from conftest import ROOT
+
+PACKAGE = ROOT / "packages" / "jbj_fast_kernels"
+
+
+def _rms_norm64(x, eps=1e-5):
+    x = np.asarray(x, np.float64)
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    """The chapter's handlers, built with the chapter's flags and registered under test names."""
+    lib = build("fast_rms_norm.cc", flags=("-O3", "-march=native"))
+    for symbol in ("RmsNormVec", "RmsNormFast", "RmsNormFastFwd", "RmsNormFastBwd"):
+        lib.register_ffi_target(f"test12.{symbol}", symbol)
+    return lib
+
+
+def _call(target, x, **kwargs):
+    return jax.ffi.ffi_call(target, jax.ShapeDtypeStruct(x.shape, x.dtype), **kwargs)(x, eps=np.float32(1e-5))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 17), (1000, 64), (7, 4097), (2, 3, 33), (0, 8), (4, 0)])
+@pytest.mark.parametrize("target", ["test12.RmsNormVec", "test12.RmsNormFast"])
+def test_forward_kernels_match_float64_for_awkward_shapes(kernels, target, shape):
+    """Row counts that do not split evenly over threads and lengths that are not a multiple of 16."""
+    x = np.random.default_rng(sum(shape)).standard_normal(shape).astype(np.float32)
+    got = np.asarray(jax.jit(lambda v: _call(target, v))(jnp.asarray(x)))
+    np.testing.assert_allclose(got, _rms_norm64(x) if x.size else x, rtol=2e-6, atol=1e-6)
+
+
+def test_in_place_kernel_writes_into_the_donated_buffer(kernels):
+    x = np.random.default_rng(0).standard_normal((513, 129)).astype(np.float32)
+    donor = jnp.asarray(x)
+    address = donor.unsafe_buffer_pointer()
+    f = jax.jit(lambda v: _call("test12.RmsNormFast", v, input_output_aliases={0: 0}), donate_argnums=0)
+    y = f(donor)
+    assert donor.is_deleted() and y.unsafe_buffer_pointer() == address
+    np.testing.assert_allclose(np.asarray(y), _rms_norm64(x), rtol=2e-6, atol=1e-6)
+
+
+def test_backward_kernel_matches_the_float64_gradient(kernels):
+    x = np.random.default_rng(1).standard_normal((300, 70)).astype(np.float32)
+    ct = np.random.default_rng(2).standard_normal(x.shape).astype(np.float32)
+    y, scale = jax.ffi.ffi_call("test12.RmsNormFastFwd", (jax.ShapeDtypeStruct(x.shape, jnp.float32),
+                                jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)))(x, eps=np.float32(1e-5))
+    ct_x = jax.ffi.ffi_call("test12.RmsNormFastBwd", jax.ShapeDtypeStruct(x.shape, jnp.float32))(scale, x, ct)
+    x64, ct64 = x.astype(np.float64), ct.astype(np.float64)
+    s = 1 / np.sqrt(np.mean(x64 * x64, axis=-1, keepdims=True) + 1e-5)
+    expected = s * ct64 - s ** 3 / x.shape[-1] * np.sum(ct64 * x64, axis=-1, keepdims=True) * x64
+    np.testing.assert_allclose(np.asarray(scale), s[:, 0], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(ct_x), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    """The package built into a wheel the way `make` builds it: offline, with the pinned build tools."""
+    out = tmp_path_factory.mktemp("wheel")
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                           "--wheel-dir", str(out), str(PACKAGE)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    wheels = list(out.glob("jbj_fast_kernels-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+def test_the_package_builds_installs_and_its_handlers_run(wheel, tmp_path):
+    """A wheel from packages/, installed into a folder of its own, registers and runs under jit."""
+    site = tmp_path / "site"
+    proc = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--target", str(site),
+                           str(wheel)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    script = textwrap.dedent("""
+        import json, sys
+        import jax, numpy as np
+        import jbj_fast_kernels
+        for name, capsule in jbj_fast_kernels.registrations().items():
+            jax.ffi.register_ffi_target("pkg." + name, capsule, platform="cpu")
+        x = np.random.default_rng(0).standard_normal((37, 45)).astype(np.float32)
+        y = jax.jit(lambda v: jax.ffi.ffi_call("pkg.rms_norm_fast", jax.ShapeDtypeStruct(v.shape, v.dtype))(
+            v, eps=np.float32(1e-5)))(x)
+        print(json.dumps({"file": jbj_fast_kernels.__file__, "names": sorted(jbj_fast_kernels.registrations()),
+                          "y": np.asarray(y).tolist(), "x": x.tolist()}))
+    """)
+    env = dict(os.environ, PYTHONPATH=str(site))
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert Path(report["file"]).is_relative_to(site)           # this wheel, not the one in the venv
+    assert report["names"] == ["rms_norm_fast", "rms_norm_fast_bwd", "rms_norm_fast_fwd", "rms_norm_vec"]
+    np.testing.assert_allclose(np.array(report["y"]), _rms_norm64(np.array(report["x"], np.float32)), rtol=2e-6, atol=1e-6)
+
+
+def test_a_package_build_without_the_course_sources_says_what_to_do(tmp_path):
+    """Built from a folder without the course's cpp/, CMake stops with a line saying how to build it."""
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                           "--wheel-dir", str(tmp_path / "out"),
+                           f"--config-settings=cmake.define.JBJ_CPP_DIR={tmp_path / 'nowhere'}", str(PACKAGE)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode != 0
+    assert "fast_rms_norm.cc not found" in proc.stdout + proc.stderr
+    assert "build this package from the course folder" in proc.stdout + proc.stderr

@@ -1,0 +1,60 @@
+"""grader.timing: the order calls are timed in, what is waited for, and the table (no speed asserted)."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import pytest
+
+from grader import timing
+
+
+def test_compare_warms_up_then_takes_turns():
+    order = []
+    calls = {"a": lambda: order.append("a"), "b": lambda: order.append("b"), "c": lambda: order.append("c")}
+    times = timing.compare(calls, repeats=3, warmup=2)
+    assert order == ["a", "b", "c"] * 5
+    assert {name: len(t.samples) for name, t in times.items()} == {"a": 3, "b": 3, "c": 3}
+    assert all(s >= 0 for t in times.values() for s in t.samples)
+
+
+def test_compare_waits_for_the_result():
+    """block_until_ready is called on what the call returns (a tree of arrays)."""
+    waited = []
+
+    class Result:
+        def block_until_ready(self):
+            waited.append(True)
+            return self
+
+    timing.compare({"x": lambda: [Result(), Result()]}, repeats=2, warmup=1)
+    assert len(waited) == 2 * 3
+
+
+def test_chain_feeds_each_result_back_in():
+    chain = timing.Chain(lambda v: v + 1, jnp.zeros(()))
+    timing.compare({"chain": chain}, repeats=4, warmup=1)
+    assert int(chain.state) == 5
+
+
+def test_median_best_and_spread():
+    t = timing.Timing("x", [5.0, 1.0, 3.0, 2.0, 100.0])
+    assert t.median == 3.0 and t.best == 1.0
+    assert t.spread > 0
+    assert timing.Timing("y", [1.0, 2.0]).spread == 0.0
+
+
+def test_table_shows_ratios_and_bandwidth():
+    times = {"base": timing.Timing("base", [0.002, 0.002, 0.002]), "fast": timing.Timing("fast", [0.001] * 3)}
+    text = timing.table(times, baseline="base", nbytes=4_000_000)
+    base, fast = text.splitlines()
+    assert "2.000 ms" in base and "1.00x base" in base and "2.0 GB/s" in base
+    assert "1.000 ms" in fast and "0.50x base" in fast and "4.0 GB/s" in fast
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="at least one call"):
+        timing.compare({})
+    with pytest.raises(ValueError, match="repeats"):
+        timing.compare({"a": lambda: None}, repeats=0)
+    with pytest.raises(KeyError, match="baseline 'nope'"):
+        timing.table({"a": timing.Timing("a", [1.0])}, baseline="nope")
