@@ -85,7 +85,7 @@ bench: $(VENV)/.kernels
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 # Runs every solution notebook on another JAX in .drift/venv-<version> and writes drift/REPORT-<version>.md.
-drift: $(VENV)/.installed
+drift: $(VENV)/.kernels
 	@test -n "$(JAX)" || { echo "make drift: say which JAX release, e.g. make drift JAX=0.11.2" >&2; exit 2; }
 	$(BIN)/python tools/drift.py --jax $(JAX) $(DRIFT_ARGS)
 

@@ -85,6 +85,31 @@ def build_venv(version: str) -> Path:
     return venv
 
 
+def install_packages(venv: Path) -> list[str]:
+    """The course's own packages (packages/*, C++ built against this venv's JAX), as `make` installs
+    them into .venv; rebuilt when their sources change. Returns a line per package that did not build."""
+    problems = []
+    for package in sorted((ROOT / "packages").glob("*/pyproject.toml")):
+        folder = package.parent
+        h = hashlib.sha256()
+        for path in sorted([*folder.rglob("*"), *(ROOT / "cpp").rglob("*")]):
+            if path.is_file() and "build" not in path.relative_to(ROOT).parts:
+                h.update(str(path.relative_to(ROOT)).encode() + path.read_bytes())
+        marker = venv / f".drift-package-{folder.name}"
+        if marker.exists() and marker.read_text() == h.hexdigest():
+            continue
+        marker.unlink(missing_ok=True)
+        print(f"drift: building {folder.relative_to(ROOT)} into {venv.relative_to(ROOT)}", file=sys.stderr)
+        try:
+            run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                 "--no-deps", "--no-build-isolation", "--force-reinstall", str(folder)],
+                f"{folder.relative_to(ROOT)} did not build")
+            marker.write_text(h.hexdigest())
+        except DriftError as err:
+            problems.append(str(err))
+    return problems
+
+
 def run(cmd: list[str], what: str) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -212,8 +237,9 @@ def split_notes(lines: list[str]) -> list[Note]:
 # --- the report -------------------------------------------------------------------------------
 
 def report(version: str, pin: str, env: dict[str, str], names: list[str], records: list[dict],
-           status: int, root: Path = ROOT) -> tuple[str, int]:
-    """The report's text and its count of differences (the pin not counted)."""
+           status: int, root: Path = ROOT, problems: list[str] = ()) -> tuple[str, int]:
+    """The report's text and its count of differences (the pin not counted); `problems` are the
+    course packages that did not build with this JAX."""
     low, high = sorted([version, pin], key=version_key)
     by_chapter: dict[str, list[dict]] = {}
     for r in records:
@@ -245,6 +271,9 @@ def report(version: str, pin: str, env: dict[str, str], names: list[str], record
     ]
     if status not in (0, 1):
         lines += [f"**pytest stopped with status {status}: the run is incomplete.**", ""]
+    for problem in problems:
+        lines += [f"**The course's package did not build with this JAX** (the chapters that import it "
+                  f"fail for that reason): {problem}", ""]
 
     table = ["| chapter | code cells | raised | output differs | pin | notes naming a change | not shown |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -343,12 +372,15 @@ def main(argv: list[str] | None = None) -> int:
             raise DriftError(f"{args.jax!r} is not a version number; say for example `make drift JAX=0.11.2`")
         pin = pinned_version()
         names = chapters(args.chapters)
+        problems: list[str] = []
         if args.jax == pin:
             python = ROOT / ".venv" / "bin" / "python"   # the course's own environment is the pinned one
             if not python.exists():
                 raise DriftError("the course's .venv is missing; run `make venv` first")
         else:
-            python = build_venv(args.jax) / "bin" / "python"
+            venv = build_venv(args.jax)
+            problems = install_packages(venv)
+            python = venv / "bin" / "python"
         env = installed(python)
         if env["jax"] != args.jax or env["jaxlib"] != args.jax:
             raise DriftError(f"{python} has jax {env['jax']} / jaxlib {env['jaxlib']}, not {args.jax}; "
@@ -360,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
         if status not in (0, 1):
             raise DriftError(f"pytest could not run the notebooks (status {status}); see its output above")
         records = [json.loads(line) for line in record.read_text().splitlines()] if record.exists() else []
-        text, diffs = report(args.jax, pin, env, names, records, status)
+        text, diffs = report(args.jax, pin, env, names, records, status, problems=problems)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text, encoding="utf-8")
         summary = next(line for line in text.splitlines() if re.match(r"\*\*\d+ differences?\*\* \(", line))
