@@ -10,7 +10,6 @@ but showed no difference. For the pinned version itself the course's own .venv i
 from __future__ import annotations
 
 import argparse
-import datetime
 import hashlib
 import json
 import os
