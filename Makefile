@@ -8,16 +8,22 @@ BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 # Extra arguments for JupyterLab, e.g. make lab LAB_ARGS="--no-browser --port 8899".
 LAB_ARGS ?=
+# The folder the learner's Lab opens on (a copy of notebooks/ elsewhere works too).
+NOTEBOOKS ?= notebooks
 # Extra arguments for pytest, e.g. make test PYTEST_ARGS="-k build".
 PYTEST_ARGS ?=
 # Extra arguments for grader autograde, e.g. make grade GRADE_ARGS="01_numpy_interop --from class.zip".
 GRADE_ARGS ?=
 # Extra arguments for the benchmarks, e.g. make bench BENCH_ARGS=--reuse-grading.
 BENCH_ARGS ?=
+# The JAX release `make drift` runs the solution notebooks on, e.g. make drift JAX=0.11.2, and its
+# extra arguments, e.g. DRIFT_ARGS="00_start_here --out /tmp/report.md".
+JAX ?=
+DRIFT_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test release grade sandbox bench venv kernels clean-venv
+.PHONY: lab test release grade sandbox browser bench drift venv kernels clean-venv
 
 # The environment is built once and rebuilt when the pins or the package description change.
 $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
@@ -47,12 +53,16 @@ $(VENV)/.kernels: $(VENV)/.installed cpp/fast_rms_norm.cc cpp/fast_rms_norm.h \
 
 kernels: $(VENV)/.kernels
 
+# The learner's Lab: lab/learner/ turns off nbgrader's instructor tools (Create Assignment,
+# Formgrader, the Nbgrader menu) and JupyterLab's news pop-up, for this Lab only. The instructor's
+# `jupyter lab` started in the course folder keeps every nbgrader tool.
 # The Lab opens even if the package cannot be built: only chapter 12 needs it.
 lab: $(VENV)/.installed
 	@$(MAKE) --no-print-directory kernels || echo "make: starting the Lab anyway; chapters 00-11 do not need the package" >&2
-	$(BIN)/jupyter lab --ServerApp.root_dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
+	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	  $(BIN)/jupyter lab --ServerApp.root_dir="$(NOTEBOOKS)" $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(VENV)/.kernels sandbox
+test: $(VENV)/.kernels sandbox browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 release: $(VENV)/.installed
@@ -62,6 +72,10 @@ release: $(VENV)/.installed
 sandbox:
 	@tools/install-sandbox || echo "make: no sandbox available; grading will use resource limits only" >&2
 
+# Installs Debian's chromium when missing, for the browser test (which fails, saying why, without it).
+browser:
+	@tools/install-browser || echo "make: no chromium; the browser test will fail until it is installed" >&2
+
 # Grades submitted/ (or GRADE_ARGS="--from download.zip") into gradebook.db, grades.csv, feedback/.
 grade: $(VENV)/.kernels sandbox
 	$(BIN)/grader autograde $(GRADE_ARGS)
@@ -69,6 +83,11 @@ grade: $(VENV)/.kernels sandbox
 # Speed is measured here, never in a pass/fail test; the report goes to bench/REPORT.md.
 bench: $(VENV)/.kernels
 	$(BIN)/python bench/run.py $(BENCH_ARGS)
+
+# Runs every solution notebook on another JAX in .drift/venv-<version> and writes drift/REPORT-<version>.md.
+drift: $(VENV)/.kernels
+	@test -n "$(JAX)" || { echo "make drift: say which JAX release, e.g. make drift JAX=0.11.2" >&2; exit 2; }
+	$(BIN)/python tools/drift.py --jax $(JAX) $(DRIFT_ARGS)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -22,6 +22,7 @@ import json
 import os
 import queue
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -110,6 +111,7 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
             processes.close()
 
     rows.sort(key=lambda r: (r.chapter, r.student))
+    _keep_exchange_files(course, rows)
     _write_gradebook(course, [r for r in rows if r.score is not None], jobs)
     if feedback:
         _feedback(course, rows)
@@ -491,6 +493,28 @@ def _duration(seconds: float) -> str:
 
 
 # ---- outputs ----------------------------------------------------------------------------
+
+#: Files nbgrader's exchange puts beside a submission. As `nbgrader autograde` does, they are kept
+#: beside the autograded notebook; generate_feedback copies them to feedback/, where
+#: `nbgrader release_feedback` reads them to address each learner's feedback.
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
+
+
+def _keep_exchange_files(course: Path, rows: list[Row]) -> None:
+    for row in rows:
+        autograded = course / "autograded" / row.student / row.chapter
+        if not autograded.is_dir():
+            continue
+        for name in EXCHANGE_FILES:
+            source = course / "submitted" / row.student / row.chapter / name
+            if not source.is_file() or source.is_symlink():
+                continue
+            # An unreadable timestamp would stop a later `nbgrader generate_feedback` (without
+            # --force) for the whole chapter; it is reported in the row and not copied.
+            if name == "timestamp.txt" and _timestamp(source)[0] is None:
+                continue
+            shutil.copyfile(source, autograded / name)
+
 
 def _feedback(course: Path, rows: list[Row]) -> None:
     """Annotate each autograded notebook with its verdicts, then nbgrader generate_feedback."""
