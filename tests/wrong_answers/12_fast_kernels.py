@@ -182,7 +182,8 @@ WRONG = {
         "    return (s * ct - s ** 3 / x.shape[-1] * jnp.sum(ct * x, axis=-1, keepdims=True) * x,)\n"
         "rms_norm_packaged.defvjp(_fwd, _bwd)\n",
     ],
-    # q1: blames the multiply; q3: believes more threads help a memory-bound kernel at its limit.
-    "quiz_answer": ['q1 = "a"\nq2 = "b"\nq3 = "c"\n',
-                    'q1 = "b"\nq2 = "b"\nq3 = "a"\n'],
+    # q1: believes donation alone makes the handler write in place; q3: believes more threads help
+    # a kernel whose time is the fresh output's page faults.
+    "quiz_answer": ['q1 = "a"\nq2 = "c"\nq3 = "c"\n',
+                    'q1 = "b"\nq2 = "c"\nq3 = "a"\n'],
 }
