@@ -116,3 +116,22 @@ def test_stored_outputs_have_no_stderr_or_errors(chapter):
             assert output.get("output_type") != "error", (chapter, index)
             assert not (output.get("output_type") == "stream" and output.get("name") == "stderr"), (chapter, index)
 
+
+
+@pytest.mark.parametrize("chapter", [c for c in CHAPTERS if c[:2] <= "08"])
+def test_chapter_links_the_jax_documentation(chapter):
+    """Does each of chapters 00-08 link the JAX documentation (text links, so it still runs offline)?"""
+    nb = nbformat.read(solution_path(chapter), as_version=4)
+    text = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    assert "](https://docs.jax.dev/en/latest/" in text, chapter
+
+
+@pytest.mark.parametrize("chapter", [c for c in CHAPTERS if "02" <= c[:2] <= "08"])
+def test_chapter_draws_a_figure_without_figure_text(chapter):
+    """Does each of chapters 02-08 store a drawn figure, as an image only (no "<Figure ...>" text left)?"""
+    nb = nbformat.read(solution_path(chapter), as_version=4)
+    outputs = [output for cell in nb.cells if cell.cell_type == "code" for output in cell.get("outputs", [])]
+    assert any("image/png" in output.get("data", {}) for output in outputs), chapter
+    for output in outputs:
+        texts = [output.get("text", "")] + [output.get("data", {}).get("text/plain", "")]
+        assert not any("<Figure" in str(t) for t in texts), chapter
