@@ -17,7 +17,7 @@ import pytest
 
 import synthetic_class
 from conftest import CHAPTERS, ROOT
-from grader import sandbox
+from grader.autograde import sandbox
 from grader.course import run_nbgrader
 
 CHEATS = ["patched-asserts", "always-equal", "input-transformer", "stderr-to-stdout", "snoop"]

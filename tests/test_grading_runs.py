@@ -15,8 +15,8 @@ from pathlib import Path
 import nbformat
 
 from conftest import ROOT
-from grader import grade_one, sandbox
-from grader.autograde import _Workers
+from grader.autograde import sandbox, worker as grade_one
+from grader.autograde.run import Workers as _Workers
 from grader.course import solution_path
 
 CHAPTER = "00_start_here"
