@@ -148,9 +148,9 @@ def bwrap_argv(workdir: Path, env: dict[str, str], *, limits: "Limits | None" = 
     else:
         argv += ["--unshare-all"]
     argv += ["--size", str(limits.disk_bytes), "--tmpfs", "/tmp"]
-    argv += _system_binds()
     readonly = [*readonly_paths(), *map(Path, extra_readonly)]
-    argv += _parent_folders([*readonly, workdir])
+    argv += _parent_folders([*readonly, workdir, Path("/etc/passwd")])
+    argv += _system_binds()
     for path in readonly:
         argv += ["--ro-bind", str(path), str(path)]
     argv += ["--proc", "/proc", "--dev", "/dev",
