@@ -105,7 +105,7 @@ def score_visible(notebook: Path) -> list[ExerciseScore]:
         _copy_submission_folder(notebook.parent, workdir)
         os.chmod(workdir, 0o777)
         run = runner.run(nb, workdir, limits, sandboxed=sandbox.probe().sandboxed, control=control,
-                         record=False)
+                         record=False, private=True)
     index_of = {id(cell): i for i, cell in enumerate(run.nb.cells)}
     results = []
     for cell in grade_cells(run.nb):

@@ -76,3 +76,35 @@ def test_one_output_budget_covers_every_message_type(tmp_path):
     size = len(json.dumps(result.nb))
     assert size < 2 * limits.output_bytes, size
     assert any("bytes of output in all" in note for note in result.notes), result.notes
+
+
+DISK_HOG = """
+import errno
+def fill(path):
+    try:
+        with open(path, 'wb') as f:
+            for _ in range(40):
+                f.write(b'x' * (1 << 20))
+                f.flush()
+        return 'wrote 40 MiB'
+    except OSError as err:
+        return errno.errorcode[err.errno]
+print(open('data.txt').read(), fill('big.bin'), fill('/tmp/big.bin'))
+"""
+
+
+def test_a_submission_cannot_fill_the_disk(tmp_path):
+    """With a 16 MiB disk budget, does a kernel that writes 40 MiB into its folder and into /tmp get
+    ENOSPC in both, while its submission's files are there to read and nothing reaches the grader's disk?"""
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    workdir, control = tmp_path / "w", tmp_path / "c"
+    workdir.mkdir()
+    control.mkdir()
+    (workdir / "data.txt").write_text("the student's data")
+    limits = sandbox.Limits(disk_bytes=16 << 20, cell_seconds=60, notebook_seconds=120)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(DISK_HOG), nbformat.v4.new_code_cell("print('alive')")])
+    result = kernel.run(nb, workdir, limits, sandboxed=True, control=control, private=True)
+    printed = "".join(out.get("text", "") for cell in result.nb.cells for out in cell.outputs)
+    assert "the student's data ENOSPC ENOSPC" in printed and "alive" in printed, printed
+    assert not (workdir / "big.bin").exists() and result.applied["folder_limited"], result.applied

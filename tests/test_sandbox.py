@@ -29,6 +29,11 @@ for path in sys.argv[1:]:
 status = open('/proc/self/status').read()
 seen['uid'] = os.getuid()
 seen['caps'] = status.split('CapEff:')[1].split()[0]
+try:
+    open('/tmp/scratch', 'w').write('x')
+    seen['/tmp'] = 'WRITABLE'
+except OSError as err:
+    seen['/tmp'] = type(err).__name__
 print(json.dumps(seen))
 """
 
@@ -58,7 +63,7 @@ def test_as_root_the_kernel_is_unprivileged_and_reads_no_root_only_file(tmp_path
     assert seen["uid"] != 0 and int(seen["caps"], 16) == 0, seen
     assert seen["/etc/shadow"] == seen["/etc/gshadow"] == "FileNotFoundError", seen
     assert seen[str(secret)] == "PermissionError", seen
-    assert seen["/etc/passwd"] == "READ", seen  # what programs need from /etc is there
+    assert seen["/etc/passwd"] == "READ" and seen["/tmp"] == "WRITABLE", seen  # what programs need is there
 
 
 def test_the_command_line_binds_only_what_a_kernel_needs_from_etc():
@@ -70,7 +75,8 @@ def test_the_command_line_binds_only_what_a_kernel_needs_from_etc():
         etc = [path for path in bound if path == "/etc" or path.startswith("/etc/")]
         assert etc and "/etc" not in etc and all(p.split("/")[2] in sandbox.ETC_ENTRIES for p in etc), etc
         assert not any("shadow" in path for path in bound)
-        assert (sandbox.DROP_PRIVILEGES in argv) == as_root
+        start = argv[argv.index("--") + 1:]
+        assert (start[-2:] == [str(sandbox.KERNEL_UID), str(sandbox.KERNEL_GID)]) == as_root, start
         assert ("--unshare-all" in argv) == (not as_root)  # a user namespace made by root maps to root
 
 

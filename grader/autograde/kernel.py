@@ -137,23 +137,25 @@ def _kernel_spec_dir(base: Path, config: Path) -> Path:
 
 def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, sandboxed: bool,
         control: Path, before_cell: dict[int, Callable[[], None]] | None = None,
-        record: bool = True) -> RunResult:
+        record: bool = True, private: bool = False) -> RunResult:
     """Execute `nb` (in place) with `workdir` as the kernel's only writable folder.
 
     `control` is a private folder of the grader's for the kernelspec and launch settings.
     `before_cell` maps a cell's index to a function called once, just before that cell runs
     (the cells before it have finished). `record`: the checks record for grading (see
-    `grader.record`); without it they judge in the kernel and print their own verdicts.
+    `grader.notebook.record`); without it they judge in the kernel and print their own verdicts.
+    `private`: the kernel writes to a size-limited copy of `workdir` that the grader never sees
+    (see `sandbox.bwrap_argv`); without it, to `workdir` itself.
     """
     hooks = dict(before_cell or {})
     config = control / "launch.json"
+    runtime = workdir / ".kernel"  # the kernel's sockets and connection file
+    runtime.mkdir(exist_ok=True)
     cgroups = sandbox.make_cgroups(f"jbj-{os.getpid()}-{time.monotonic_ns()}", limits)
     sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=sandboxed, cgroups=cgroups,
-                                record=record)
+                                record=record, private=private)
     ksm = KernelSpecManager(kernel_dirs=[str(_kernel_spec_dir(control, config))])
     km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ksm, transport="ipc")
-    runtime = workdir / ".kernel"
-    runtime.mkdir(exist_ok=True)
     km.ip = str(runtime / "s")
     km.connection_file = str(runtime / "connection.json")
 
@@ -221,7 +223,7 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
         if sandbox.process_limit_reached(cgroups) and "process" not in result.reason:
             result.notes.append(f"the kernel reached its limit of {limits.processes} processes and threads "
                                 "(a fork or thread storm); what it tried to start beyond that failed")
-        result.applied = sandbox.read_applied(config, cgroups, sandboxed, limits)
+        result.applied = sandbox.read_applied(config, cgroups, sandboxed, limits, private)
         sandbox.remove_cgroups(cgroups)
     if client.flooded:
         result.notes.append(f"the notebook sent more than {limits.output_bytes} bytes of output in all; "

@@ -117,50 +117,76 @@ def _parent_folders(paths: list[Path]) -> list[str]:
     return args
 
 
-#: Run inside the sandbox, as root, when the grader is root: hand the writable folder to the
-#: kernel's user, then drop every privilege for good and start the kernel.
-DROP_PRIVILEGES = (
-    "import os, sys\n"
-    "uid, gid = int(sys.argv[1]), int(sys.argv[2])\n"
-    "for top, dirs, files in os.walk('.'):\n"
-    "    for name in [top] + [os.path.join(top, n) for n in dirs + files]:\n"
-    "        os.lchown(name, uid, gid)\n"
-    "os.setgroups([])\n"
-    "os.setgid(gid)\n"
-    "os.setuid(uid)\n"
-    "os.execv(sys.argv[3], sys.argv[3:])\n"
+#: Where a kernel's own folder is seen read-only, to be copied into its size-limited folder.
+SEED = "/tmp/.submission"
+
+#: Run inside the sandbox before the kernel: `python -I -S -c KERNEL_START SEED UID GID ARGV...`.
+#: With SEED, the kernel's folder is a size-limited tmpfs: copy the submission (and the caches it
+#: starts from) into it, but not the grader's sockets. With UID (the grader is root): hand the
+#: folder to the kernel's user, then drop every privilege for good. Then start the kernel.
+KERNEL_START = (
+    "import os, shutil, sys\n"
+    "seed, uid, gid = sys.argv[1:4]\n"
+    "if seed != '-':\n"
+    "    for name in os.listdir(seed):\n"
+    "        source = os.path.join(seed, name)\n"
+    "        if name == '.kernel':\n"
+    "            continue\n"
+    "        if os.path.isdir(source) and not os.path.islink(source):\n"
+    "            shutil.copytree(source, name, symlinks=True, dirs_exist_ok=True)\n"
+    "        else:\n"
+    "            shutil.copy2(source, name, follow_symlinks=False)\n"
+    "if uid != '-':\n"
+    "    uid, gid = int(uid), int(gid)\n"
+    "    for top, dirs, files in os.walk('.'):\n"
+    "        for name in [top] + [os.path.join(top, n) for n in dirs + files]:\n"
+    "            os.lchown(name, uid, gid)\n"
+    "    os.setgroups([])\n"
+    "    os.setgid(gid)\n"
+    "    os.setuid(uid)\n"
+    "os.execv(sys.argv[4], sys.argv[4:])\n"
 )
 
 
 def bwrap_argv(workdir: Path, env: dict[str, str], *, limits: "Limits | None" = None,
-               as_root: bool | None = None, extra_readonly: list[Path] = ()) -> list[str]:
+               as_root: bool | None = None, extra_readonly: list[Path] = (), private: bool = False) -> list[str]:
     """bubblewrap's command line for a kernel whose only writable folder is `workdir`.
 
     The kernel's command follows it. Order matters: bubblewrap mounts in order, so the private
-    /tmp comes first and whatever lives under /tmp (a course, a venv) is bound over it after."""
+    /tmp comes first and whatever lives under /tmp (a course, a venv) is bound over it after.
+    With `private`, the kernel's folder is a tmpfs of `limits.disk_bytes` holding a copy of
+    `workdir` (its `.kernel` sockets folder is bound in): what the kernel writes there never
+    reaches the grader's disk. Without it, `workdir` itself is bound, and the grader sees what
+    the kernel wrote (the reference run, whose caches later kernels start from)."""
     limits = limits or Limits()
     as_root = runs_as_root() if as_root is None else as_root
     argv = ["bwrap", "--die-with-parent", "--new-session"]
     if as_root:
         # No user namespace: one made by root maps the kernel to root outside. The kernel's
-        # user is changed inside instead (DROP_PRIVILEGES), after the mounts are made.
+        # user is changed inside instead (KERNEL_START), after the mounts are made.
         argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     else:
         argv += ["--unshare-all"]
-    argv += ["--size", str(limits.disk_bytes), "--tmpfs", "/tmp"]
+    argv += ["--perms", "1777", "--size", str(limits.disk_bytes), "--tmpfs", "/tmp"]
     readonly = [*readonly_paths(), *map(Path, extra_readonly)]
     argv += _parent_folders([*readonly, workdir, Path("/etc/passwd")])
     argv += _system_binds()
     for path in readonly:
         argv += ["--ro-bind", str(path), str(path)]
-    argv += ["--proc", "/proc", "--dev", "/dev",
-             "--bind", str(workdir), str(workdir), "--chdir", str(workdir), "--clearenv"]
+    argv += ["--proc", "/proc", "--dev", "/dev"]
+    if private:
+        argv += ["--size", str(limits.disk_bytes), "--tmpfs", str(workdir), "--ro-bind", str(workdir), SEED]
+        if (workdir / ".kernel").is_dir():
+            argv += ["--bind", str(workdir / ".kernel"), str(workdir / ".kernel")]
+    else:
+        argv += ["--bind", str(workdir), str(workdir)]
+    argv += ["--chdir", str(workdir), "--clearenv"]
     for key, value in env.items():
         argv += ["--setenv", key, value]
-    if as_root:
-        argv += ["--", sys.executable, "-I", "-S", "-c", DROP_PRIVILEGES, str(KERNEL_UID), str(KERNEL_GID)]
-    else:
-        argv += ["--"]
+    argv += ["--"]
+    if private or as_root:
+        argv += [sys.executable, "-I", "-S", "-c", KERNEL_START, SEED if private else "-",
+                 str(KERNEL_UID) if as_root else "-", str(KERNEL_GID) if as_root else "-"]
     return argv
 
 
@@ -349,11 +375,11 @@ def launcher_argv(config: Path) -> list[str]:
 
 
 def write_launch_config(path: Path, *, workdir: Path, limits: Limits, sandboxed: bool,
-                        cgroups: list[Path], record: bool = True) -> None:
+                        cgroups: list[Path], record: bool = True, private: bool = False) -> None:
     """Everything `launch.py` needs, worked out here so that it needs nothing else."""
     env = kernel_env(workdir, record=record)
     path.write_text(json.dumps({
-        "workdir": str(workdir), "env": env, "prefix": bwrap_argv(workdir, env, limits=limits) if sandboxed else [],
+        "workdir": str(workdir), "env": env, "prefix": bwrap_argv(workdir, env, limits=limits, private=private) if sandboxed else [],
         "cgroups": [str(c) for c in cgroups], "memory_bytes": limits.memory_bytes,
         "cpu_seconds": limits.cpu_seconds, "file_bytes": limits.file_bytes,
         "applied": str(applied_path(path))}))
@@ -364,7 +390,7 @@ def applied_path(config: Path) -> Path:
     return Path(config).with_suffix(".applied.json")
 
 
-def read_applied(config: Path, cgroups: list[Path], sandboxed: bool, limits: Limits) -> dict:
+def read_applied(config: Path, cgroups: list[Path], sandboxed: bool, limits: Limits, private: bool = False) -> dict:
     """What was really applied to a kernel: the launcher's own account, in the report's words."""
     try:
         launched = json.loads(applied_path(config).read_text())
@@ -374,4 +400,4 @@ def read_applied(config: Path, cgroups: list[Path], sandboxed: bool, limits: Lim
     return {"launched": True, "sandbox": sandboxed, "unprivileged": sandboxed or not runs_as_root(),
             "rlimits": bool(launched.get("rlimits")),
             "cgroup": sorted({name for folder in joined for name in controllers(folder)}),
-            "disk": limits.disk_bytes if sandboxed else None}
+            "disk": limits.disk_bytes if sandboxed else None, "folder_limited": sandboxed and private}

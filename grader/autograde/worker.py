@@ -102,8 +102,10 @@ def grade(job: dict) -> dict:
             cell.metadata.get("nbgrader", {}).get("solution") or cell.metadata.get("nbgrader", {}).get("grade"))),
             None)
         hooks = {first: publish} if targets and first is not None else {}
+        # A submission writes to a size-limited private copy of its folder; the reference run
+        # writes where the grader can take its caches from.
         run = runner.run(prepared.nb, workdir, limits, sandboxed=job["sandboxed"], control=control,
-                         before_cell=hooks)
+                         before_cell=hooks, private=not targets)
         if targets and not published and (first is None or run.stopped_at is None or run.stopped_at < first):
             publish()  # no answer or test cell ran at all
 
@@ -114,7 +116,7 @@ def grade(job: dict) -> dict:
     if any("No space left on device" in str(out.get("evalue", "")) + str(out.get("text", ""))
            for cell in nb.cells for out in cell.get("outputs", [])):
         result["notes"].append(f"the submission wrote more than its disk budget ({limits.disk_bytes >> 20} MiB "
-                               "in its folder or in /tmp); the writes beyond it failed")
+                               "in its folder, and as much in /tmp); the writes beyond it failed")
     for index in run.timed_out:
         result["notes"].append(f"{_describe(nb.cells[index], index)} ran longer than the time limit "
                                f"({limits.cell_seconds:g} s) and was interrupted")
