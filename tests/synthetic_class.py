@@ -67,7 +67,7 @@ def sum_of_squares(x):
 FORGE_RECORDS = """
 import grader.notebook.record as _r
 _r.encode = lambda value, depth=0: {"t": "array", "kind": "ndarray", "dtype": "no_such_dtype", "shape": [1], "v": ""}
-q1, q2 = "b", "a"
+q1, q2, q3 = "b", "a", "b"
 """
 
 

@@ -115,10 +115,16 @@ def applied_lines(rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits)
         f" Not applied to every kernel: {', '.join(missing)} (no writable cgroup for it here); then memory is "
         "limited per process (address space), CPU by CPU seconds only (no share: a busy kernel slows the others), "
         "and processes not at all beyond the machine's own limit." if missing else ""))
-    disk = (f"/tmp is private and at most {limits.disk_bytes >> 20} MiB (RAM, counted in the memory limit where "
-            "a memory cgroup applies); " if probe.sandboxed else "/tmp is shared with the machine; ")
-    lines.append(f"Disk: {disk}the submission's folder has no total limit of its own; each file is at most "
-                 f"{limits.file_bytes >> 20} MiB.")
+    limited = sum(1 for a in ran if a.get("folder_limited"))
+    if probe.sandboxed:
+        lines.append(f"Disk: each kernel's /tmp is private and at most {limits.disk_bytes >> 20} MiB; its folder is a "
+                     f"private copy of at most {limits.disk_bytes >> 20} MiB in {limited} of {n} kernels (both in RAM, "
+                     "counted in the memory limit where a memory cgroup applies)" + (
+                         "" if limited == n else "; the other kernels' folders had no total limit") +
+                     f"; each file is at most {limits.file_bytes >> 20} MiB.")
+    else:
+        lines.append(f"Disk: no total limit (no sandbox): /tmp is the machine's and each file is at most "
+                     f"{limits.file_bytes >> 20} MiB.")
     lines.append(f"Limits: {limits.cell_seconds:g} s per cell, {limits.notebook_seconds:g} s per notebook, "
                  f"{limits.memory_bytes >> 20} MiB address space, {limits.cpu_seconds} s CPU, "
                  f"{limits.output_bytes_per_cell} bytes of output per cell and {limits.output_bytes} per notebook.")
