@@ -150,6 +150,9 @@ def build(course: Path, root: Path) -> dict[str, tuple]:
     add("warning-in-test", edited(lambda nb: _set(nb, "ex1_answer",
         "import warnings\ndef sum_of_squares(x):\n    warnings.warn('this is fine')\n    return jnp.sum(jnp.square(x))\n")), 8)
 
+    # A notebook built to exhaust the grader: far more cells than any chapter has.
+    add("too-many-cells", edited(lambda nb: nb.cells.extend(nbformat.v4.new_code_cell("pass") for _ in range(2100))),
+        None, status="failed", words=["more than the 2000 a notebook may have"])
     # The reference run's old internal name: it must not reach the reference's files.
     add("__reference__", wrong, 0)
     # Every later record forged (an unknown dtype): the quiz scores 0 with a note, the rest stands.

@@ -87,7 +87,7 @@ EXPECTED_STUDENTS = [
     "very-late", "no-timestamp", "garbage-timestamp", "duplicate-test-cell", "patched-asserts", "always-equal",
     "input-transformer", "stderr-to-stdout", "snoop", "segfault", "os-exit", "warning-in-test", "edited-test-cell",
     "deleted-test-cell", "retyped-test-cell", "changed-points", "changed-kernelspec", "malformed-json",
-    "wrong-schema", "wrong-chapter", "misnamed", "__reference__", "forged-record",
+    "wrong-schema", "wrong-chapter", "misnamed", "__reference__", "forged-record", "too-many-cells",
     "smithjane-12345", "doejohn-23456", "jane-smith-1001", "jane-smith-2002", "leekim-34567", "ann-lee-4004",
 ]
 for _student in EXPECTED_STUDENTS:

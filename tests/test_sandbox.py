@@ -141,3 +141,42 @@ def test_a_kernel_gets_no_more_than_its_cpu_share(tmp_path):
         sandbox.remove_cgroups(cgroups)
     assert "cpu" in applied["cgroup"], applied
     assert float(out) < 0.8, out  # 0.2 core x 2 s, with room for the period's rounding
+
+
+CLONE_KERNEL = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+import nbformat
+from grader.autograde import kernel, sandbox
+from grader.course import repo_root
+assert str(repo_root()) == sys.argv[1], repo_root()
+tmp = Path(sys.argv[2])
+(tmp / "w").mkdir()
+(tmp / "c").mkdir()
+nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+    "import grader\\nfrom grader import checks\\nprint(grader.__file__)")])
+result = kernel.run(nb, tmp / "w", sandbox.Limits(cell_seconds=60, notebook_seconds=120), sandboxed=True,
+                    control=tmp / "c", private=True)
+print(result.reason or "".join(out.get("text", "") for out in result.nb.cells[0].outputs))
+"""
+
+
+@pytest.mark.slow
+def test_a_course_cloned_under_tmp_grades_in_the_sandbox(tmp_path):
+    """With the course's package in a clone under /tmp, does a sandboxed grading kernel start and
+    import the package from that clone (not hidden by the sandbox's private /tmp)?"""
+    import shutil
+
+    from conftest import ROOT
+
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    clone = tmp_path / "clone"
+    shutil.copytree(ROOT / "grader", clone / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "cpp", clone / "cpp")
+    (tmp_path / "run").mkdir()
+    proc = subprocess.run([sys.executable, "-c", CLONE_KERNEL, str(clone), str(tmp_path / "run")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == str(clone / "grader" / "__init__.py"), proc.stdout[-2000:]

@@ -200,6 +200,8 @@ def kernel_env(workdir: Path, *, record: bool = True) -> dict[str, str]:
         "PATH": f"{venv_bin}:/usr/local/bin:/usr/bin:/bin",
         "HOME": str(workdir), "IPYTHONDIR": str(workdir / ".ipython"), "MPLCONFIGDIR": str(workdir / ".mpl"),
         "TMPDIR": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+        # The course package the sandbox binds (`readonly_paths`), first on the kernel's path.
+        "PYTHONPATH": str(repo_root()),
         "JBJ_RECORD": "1", "JBJ_BUILD_CACHE": str(workdir / ".build-cache"),
         "JAX_PLATFORMS": "cpu",
         # Compilations are kept in the kernel's own folder, which the grader seeds with what the
