@@ -159,8 +159,8 @@ def too_big(submitted: nbformat.NotebookNode) -> str:
 
 # ---- answer cells that reach into the grading machinery ------------------------------------
 
-#: Names in `grader` an answer may use: the C++ build helper and array addresses.
-ALLOWED_GRADER_NAMES = {"build", "memory", "JAX_VERSION"}
+#: Names in `grader` an answer may use: the C++ build helper, array addresses, the course error.
+ALLOWED_GRADER_NAMES = {"build", "builder", "memory", "JAX_VERSION", "CourseError"}
 
 #: Attributes whose use in an answer reaches into the grading machinery or IPython's hooks.
 HOOK_ATTRIBUTES = {"modules", "set_custom_exc", "input_transformers_post", "input_transformers_cleanup",
