@@ -180,3 +180,21 @@ def test_a_course_cloned_under_tmp_grades_in_the_sandbox(tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().splitlines()[-1] == str(clone / "grader" / "__init__.py"), proc.stdout[-2000:]
+
+
+def test_cgroups_left_by_a_killed_job_are_swept(tmp_path):
+    """When a grading process dies before removing its cgroups (killed at its deadline), are they removed
+    afterwards, while those of a live process are kept?"""
+    if sandbox._cgroup_kind() is None:
+        pytest.fail("no writable cgroup on this machine: there is nothing to sweep (the report says so)")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    left = sandbox.make_cgroups(f"jbj-{dead}-{time.monotonic_ns()}", sandbox.Limits())
+    live = sandbox.make_cgroups(f"jbj-{os.getpid()}-{time.monotonic_ns()}", sandbox.Limits())
+    try:
+        assert left and all(folder.exists() for folder in left)
+        sandbox.sweep_cgroups()
+        assert not any(folder.exists() for folder in left), left
+        assert all(folder.exists() for folder in live), live
+    finally:
+        sandbox.remove_cgroups(left + live)

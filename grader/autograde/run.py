@@ -98,6 +98,7 @@ class Workers:
                 self._kill(worker)
         for log in self.logs:
             log.close()
+        sandbox.sweep_cgroups()  # those of jobs killed before they could remove their own
 
 
 def job_folder(tmp: Path, number: int, *, reference: bool) -> Path:

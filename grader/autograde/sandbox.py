@@ -340,6 +340,33 @@ def process_limit_reached(folders: list[Path]) -> bool:
     return False
 
 
+def sweep_cgroups() -> int:
+    """Remove the empty cgroups of grading processes that died before removing their own (a job
+    killed at its deadline, say); returns how many. Named `jbj-<pid>-…`, so live ones are kept."""
+    kind, removed = _cgroup_kind(), 0
+    if kind == "v1":
+        parents = [_own_cgroup_v1(controller) for controller in ("pids", "memory", "cpu")]
+    elif kind == "v2":
+        parents = [Path("/sys/fs/cgroup") / Path("/proc/self/cgroup").read_text().strip().split("::", 1)[-1].lstrip("/")]
+    else:
+        return 0
+    for parent in parents:
+        try:
+            children = [p for p in parent.iterdir() if p.is_dir() and p.name.startswith("jbj-")]
+        except OSError:
+            continue
+        for folder in children:
+            pid = folder.name.split("-")[1]
+            if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+                continue
+            try:
+                folder.rmdir()  # fails, and is left alone, if a process is still in it
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
 def remove_cgroups(folders: list[Path]) -> None:
     for folder in folders:
         try:
