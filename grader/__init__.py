@@ -1,48 +1,42 @@
-"""Helpers for the "JAX beyond jnp" course: C++ builds, self-checks, release, local scoring."""
+"""Helpers for the "JAX beyond jnp" course: C++ builds, self-checks, release, local scoring.
+
+The package has two sides. `grader.notebook` runs inside a learner's kernel (self-checks,
+records, the C++ build helper, the setup cell's helper); `grader.autograde` and the command-line
+tools run in the grader and never import a learner's objects. What notebooks use is here at the
+top: `grader.setup_notebook()`, `grader.build(...)`, `grader.checks`, `grader.record`,
+`grader.memory`, `grader.timing`, `grader.figures` (kept under the names the chapters use).
+"""
 
 from __future__ import annotations
 
-from grader import checks
-from grader.builder import build
+import sys
+
 from grader.errors import CourseError
+from grader.notebook import addresses, build as builder, checks, record
+from grader.notebook.build import build
+from grader.notebook.setup import JAX_VERSION, _show_stub, _STUB_MESSAGE, setup_notebook  # noqa: F401
+
+# The kernel-side modules under their original names, so that `import grader.checks`,
+# `from grader import builder` and `grader.memory.address` keep working in every notebook.
+memory = addresses
+for _name, _module in (("checks", checks), ("record", record), ("builder", builder), ("memory", addresses)):
+    sys.modules[f"{__name__}.{_name}"] = _module
+del _name, _module
+
+# `grader.timing` and `grader.figures` (kernel-side too) import JAX and matplotlib, which the
+# command-line tools do not need: they are loaded on first use, under the same two names.
+_LAZY = {"timing": "grader.notebook.timing", "figures": "grader.notebook.figures"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(_LAZY[name])
+        sys.modules[f"{__name__}.{name}"] = module
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["build", "checks", "CourseError", "setup_notebook", "JAX_VERSION"]
-
-#: The JAX release every notebook is written and tested against.
-JAX_VERSION = "0.12.0.1"
-
-_STUB_MESSAGE = (
-    "⏳ Not answered yet: replace `raise NotImplementedError()` with your answer, "
-    "then run this cell again."
-)
-
-
-def _show_stub(shell, etype, value, tb, tb_offset=None):
-    # Only the course's stub gets the short message; any other NotImplementedError is real.
-    if str(value):
-        stb = shell.InteractiveTB.structured_traceback(etype, value, tb, tb_offset=tb_offset)
-    else:
-        stb = [_STUB_MESSAGE]
-    # IPython only displays what a custom handler sends itself: send a normal error output.
-    shell._showtraceback(etype, value, stb)
-    return stb
-
-
-def setup_notebook() -> None:
-    """Prepare a chapter's kernel: check the JAX version and shorten the stub's error.
-
-    An answer cell that still holds nbgrader's `raise NotImplementedError()` then prints one
-    line saying it is not answered yet, instead of a traceback.
-    """
-    import jax
-
-    if jax.__version__ != JAX_VERSION:
-        raise CourseError(
-            f"This course is written for JAX {JAX_VERSION}, but this kernel has JAX {jax.__version__}. "
-            "Start JupyterLab with `make lab` so the notebook runs in the course's environment."
-        )
-    try:
-        shell = get_ipython()  # type: ignore[name-defined]  # noqa: F821
-    except NameError:
-        return
-    shell.set_custom_exc((NotImplementedError,), _show_stub)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.course import ANSI, cell_title, chapter_of, grade_cells, read_notebook, repo_root, solution_path
-from grader.checks import explaining_line
+from grader.notebook.checks import explaining_line
 from grader.errors import CourseError
 
 STUDENT = "learner"
@@ -86,8 +86,8 @@ def score_visible(notebook: Path) -> list[ExerciseScore]:
     solution, which a learner does not have. An exercise scores its points when its self-check
     cell printed its ✅ line and raised nothing, else 0 with the check's own first failure.
     """
-    from grader import runner, sandbox
-    from grader.grade_one import _copy_submission_folder
+    from grader.autograde import kernel as runner, sandbox
+    from grader.autograde.worker import _copy_submission_folder
 
     notebook = Path(notebook)
     nb = read_notebook(notebook)
@@ -105,7 +105,7 @@ def score_visible(notebook: Path) -> list[ExerciseScore]:
         _copy_submission_folder(notebook.parent, workdir)
         os.chmod(workdir, 0o777)
         run = runner.run(nb, workdir, limits, sandboxed=sandbox.probe().sandboxed, control=control,
-                         record=False)
+                         record=False, private=True)
     index_of = {id(cell): i for i, cell in enumerate(run.nb.cells)}
     results = []
     for cell in grade_cells(run.nb):

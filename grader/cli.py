@@ -47,19 +47,19 @@ def _check(args: argparse.Namespace) -> int:
 
 def _autograde(args: argparse.Namespace) -> int:
     from grader.autograde import autograde, status_counts
-    from grader.sandbox import Limits
+    from grader.autograde.sandbox import Limits
 
     course = Path(args.course)
-    if args.source:
-        from grader.intake import import_submissions
-
-        for line in import_submissions(Path(args.source), course, args.chapters):
-            print(line, file=sys.stderr)
     limits = Limits(cell_seconds=args.cell_timeout, notebook_seconds=args.notebook_timeout,
                     memory_bytes=args.memory_mb << 20)
     summary = autograde(course, args.chapters or None, workers=args.workers, limits=limits,
                         students=args.student or None, require_sandbox=args.require_sandbox,
-                        use_sandbox=not args.no_sandbox, feedback=not args.no_feedback)
+                        use_sandbox=not args.no_sandbox, feedback=not args.no_feedback,
+                        download=Path(args.source) if args.source else None)
+    for line in summary.intake:
+        print(line, file=sys.stderr)
+    for problem in summary.problems:
+        print(f"WARNING: {problem}", file=sys.stderr)
     if not summary.sandboxed:
         print(f"WARNING: graded WITHOUT a sandbox: {summary.sandbox_reason}", file=sys.stderr)
     print(f"{len(summary.rows)} submissions: {status_counts(summary.rows)} in {summary.seconds:.0f} s")

@@ -46,7 +46,7 @@ SNOOP = """
 import os, subprocess, urllib.request
 found = {}
 for path in ("{root}/solutions/00_start_here/00_start_here.ipynb", "{course}/gradebook.db",
-             "{course}/submitted", "{course}/solutions/00_start_here/00_start_here.ipynb"):
+             "{course}/submitted", "{course}/solutions/00_start_here/00_start_here.ipynb", "/etc/shadow"):
     try:
         open(path, "rb").read(10)
         found[path] = "READ"
@@ -61,6 +61,13 @@ found["shell"] = subprocess.run("ls {course}", shell=True, capture_output=True, 
 print("SNOOP", sorted(found.items()))
 def sum_of_squares(x):
     return jnp.sum(x) ** 2
+"""
+
+
+FORGE_RECORDS = """
+import grader.notebook.record as _r
+_r.encode = lambda value, depth=0: {"t": "array", "kind": "ndarray", "dtype": "no_such_dtype", "shape": [1], "v": ""}
+q1, q2, q3 = "b", "a", "b"
 """
 
 
@@ -126,10 +133,12 @@ def build(course: Path, root: Path) -> dict[str, tuple]:
         nb.cells.insert(index + 1, copy.deepcopy(nb.cells[index]))
         nb.cells[index + 1]["id"] = "dup-of-ex1"
     add("duplicate-test-cell", edited(duplicate), 8, words=["a duplicate of its test cell was removed"])
-    add("patched-asserts", edited(lambda nb: _set(nb, "ex1_answer", PATCH_CHECKS + wrong_src["ex1_answer"]), wrong), 0)
+    add("patched-asserts", edited(lambda nb: _set(nb, "ex1_answer", PATCH_CHECKS + wrong_src["ex1_answer"]), wrong), 0,
+        words=["flagged for review", "uses checks"])
     add("always-equal", edited(lambda nb: _set(nb, "ex1_answer", ALWAYS_EQUAL), wrong), 0)
     add("input-transformer", edited(lambda nb: _set(nb, "ex1_answer",
-        "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])\n"), wrong), 0)
+        "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])\n"), wrong), 0,
+        words=["flagged for review", "get_ipython"])
     add("stderr-to-stdout", edited(lambda nb: _set(nb, "ex1_answer",
         "import sys\nsys.stderr = sys.stdout\n" + wrong_src["ex1_answer"]), wrong), 0)
     add("snoop", edited(lambda nb: _set(nb, "ex1_answer",
@@ -140,6 +149,14 @@ def build(course: Path, root: Path) -> dict[str, tuple]:
         status="incomplete", words=["exited with status 3"])
     add("warning-in-test", edited(lambda nb: _set(nb, "ex1_answer",
         "import warnings\ndef sum_of_squares(x):\n    warnings.warn('this is fine')\n    return jnp.sum(jnp.square(x))\n")), 8)
+
+    # A notebook built to exhaust the grader: far more cells than any chapter has.
+    add("too-many-cells", edited(lambda nb: nb.cells.extend(nbformat.v4.new_code_cell("pass") for _ in range(2100))),
+        None, status="failed", words=["more than the 2000 a notebook may have"])
+    # The reference run's old internal name: it must not reach the reference's files.
+    add("__reference__", wrong, 0)
+    # Every later record forged (an unknown dtype): the quiz scores 0 with a note, the rest stands.
+    add("forged-record", edited(lambda nb: _set(nb, "quiz_answer", FORGE_RECORDS)), 6, words=["malformed"])
 
     def empty_test(nb):
         _set(nb, "ex2_test", '"""Exercise 2"""\nprint("fine")\n')
@@ -180,13 +197,23 @@ def build(course: Path, root: Path) -> dict[str, tuple]:
         ["this is a notebook of 01_numpy_interop"])
     raw("misnamed", "my_homework.ipynb", solved_text(solved), ["no 00_start_here.ipynb", "my_homework.ipynb"])
 
-    # Two students from an LMS download (Canvas-style names), imported with --from.
+    # An LMS download, imported with --from: Canvas and Moodle names, two students of the same
+    # name, a resubmission, and a notebook named after no chapter. Each ends as a row.
     with zipfile.ZipFile(course / "lms.zip", "w") as archive:
         archive.writestr(f"smithjane_12345_67890_{CHAPTER}.ipynb", solved_text(solved))
         archive.writestr(f"doejohn_late_23456_78901_{CHAPTER}.ipynb", solved_text(wrong))
+        archive.writestr(f"Jane Smith_1001_assignsubmission_file_/{CHAPTER}.ipynb", solved_text(solved))
+        archive.writestr(f"Jane Smith_2002_assignsubmission_file_/{CHAPTER}.ipynb", solved_text(wrong))
+        archive.writestr(f"leekim_34567_88888_{CHAPTER}.ipynb", solved_text(wrong))
+        archive.writestr(f"leekim_34567_88889_{CHAPTER}-1.ipynb", solved_text(solved))
+        archive.writestr("Ann Lee_4004_assignsubmission_file_/homework.ipynb", solved_text(solved))
         archive.writestr("readme.txt", "not a notebook")
-    expected["smithjane"] = (8, "graded", ())
-    expected["doejohn"] = (0, "graded", ())
+    expected["smithjane-12345"] = (8, "graded", ())
+    expected["doejohn-23456"] = (0, "graded", ())
+    expected["jane-smith-1001"] = (8, "graded", ())
+    expected["jane-smith-2002"] = (0, "graded", ())
+    expected["leekim-34567"] = (8, "graded", ("an earlier submission", "earlier/"))
+    expected["ann-lee-4004"] = (None, "failed", ("homework.ipynb", "holds no chapter id"))
     return expected
 
 

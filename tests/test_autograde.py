@@ -17,7 +17,7 @@ import pytest
 
 import synthetic_class
 from conftest import CHAPTERS, ROOT
-from grader import sandbox
+from grader.autograde import sandbox
 from grader.course import run_nbgrader
 
 CHEATS = ["patched-asserts", "always-equal", "input-transformer", "stderr-to-stdout", "snoop"]
@@ -87,10 +87,11 @@ EXPECTED_STUDENTS = [
     "very-late", "no-timestamp", "garbage-timestamp", "duplicate-test-cell", "patched-asserts", "always-equal",
     "input-transformer", "stderr-to-stdout", "snoop", "segfault", "os-exit", "warning-in-test", "edited-test-cell",
     "deleted-test-cell", "retyped-test-cell", "changed-points", "changed-kernelspec", "malformed-json",
-    "wrong-schema", "wrong-chapter", "misnamed", "smithjane", "doejohn",
+    "wrong-schema", "wrong-chapter", "misnamed", "__reference__", "forged-record", "too-many-cells",
+    "smithjane-12345", "doejohn-23456", "jane-smith-1001", "jane-smith-2002", "leekim-34567", "ann-lee-4004",
 ]
 for _student in EXPECTED_STUDENTS:
-    globals()[f"test_outcome_of_{_student.replace('-', '_')}"] = _outcome_test(_student)
+    globals()[f"test_outcome_of_{_student.replace('-', '_').strip('_')}"] = _outcome_test(_student)
 
 
 def test_every_kind_of_submission_is_in_the_class(graded):
@@ -106,13 +107,13 @@ def test_no_cheat_scores_above_an_honest_wrong_answer(graded):
 
 
 def test_student_code_cannot_see_solutions_the_gradebook_or_the_network(graded):
-    """In the sandbox, do reads of solutions/, gradebook.db and other submissions fail, and the network too?"""
+    """In the sandbox, do reads of solutions/, gradebook.db, other submissions and /etc/shadow fail, and the network too?"""
     if not sandbox.probe().sandboxed:
         pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
     nb = (graded["course"] / "autograded" / "snoop" / "00_start_here" / "00_start_here.ipynb").read_text()
     line = next(part for part in nb.split("\\n") if "SNOOP" in part)
     assert "READ" not in line and "REACHED" not in line, line
-    assert line.count("FileNotFoundError") + line.count("PermissionError") == 4, line
+    assert line.count("FileNotFoundError") + line.count("PermissionError") == 5, line
 
 
 def test_submissions_are_never_modified(graded):

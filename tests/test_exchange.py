@@ -108,7 +108,8 @@ def test_exchange_round_trip_brings_the_score_back_to_the_learner(course_copy, t
 
 def test_exchange_files_are_kept_beside_the_autograded_notebook(tmp_path):
     """Are a submission's timestamp and secret kept for release_feedback, but not an unreadable timestamp or a symlink?"""
-    from grader.autograde import Row, _keep_exchange_files
+    from grader.autograde.gradebook import keep_exchange_files
+    from grader.autograde.jobs import Row
 
     course = tmp_path
     rows = []
@@ -124,7 +125,7 @@ def test_exchange_files_are_kept_beside_the_autograded_notebook(tmp_path):
             (submitted / "timestamp.txt").write_text(stamp)
         (submitted / "submission_secret.txt").write_text(f"secret of {student}")
         rows.append(Row(student, CHAPTER, "graded", 1.0, 1.0))
-    _keep_exchange_files(course, rows)
+    keep_exchange_files(course, rows)
 
     def kept(student):
         return sorted(p.name for p in (course / "autograded" / student / CHAPTER).iterdir())

@@ -15,15 +15,15 @@ from pathlib import Path
 import nbformat
 
 from conftest import ROOT
-from grader import grade_one, sandbox
-from grader.autograde import _Workers
+from grader.autograde import sandbox, worker
+from grader.autograde.run import Workers as _Workers
 from grader.course import solution_path
 
 CHAPTER = "00_start_here"
 
 
 def _job(tmp_path: Path, name: str, notebook: Path, **extra) -> Path:
-    """A grade_one job file for `notebook`, graded as chapter 00."""
+    """A worker job file for `notebook`, graded as chapter 00."""
     job = {"student": name, "chapter": CHAPTER, "notebook": str(notebook),
            "source": str(solution_path(CHAPTER, ROOT)), "other_sources": {},
            "executed": str(tmp_path / f"{name}-executed.ipynb"),
@@ -104,7 +104,7 @@ def test_the_reference_shares_only_caches_made_before_its_first_answer(tmp_path)
     submission's kernel start with a copy of what was published?"""
     warm = tmp_path / "warm"
     caches = {name: str(warm / name) for name in (".build-cache", ".jax-cache")}
-    reference = grade_one.grade(json.loads(_job(tmp_path, "ref", solution_path(CHAPTER, ROOT),
+    reference = worker.grade(json.loads(_job(tmp_path, "ref", solution_path(CHAPTER, ROOT),
                                                 publish_caches=caches).read_text()))
     assert reference["status"] == "graded" and not reference["reason"], reference
     built = sorted(p.name.split("-")[0] for p in (warm / ".build-cache").glob("*.so"))
@@ -112,7 +112,7 @@ def test_the_reference_shares_only_caches_made_before_its_first_answer(tmp_path)
     assert any((warm / ".jax-cache").iterdir()), "the public cells' compilations were not kept"
 
     look = "import os\nprint(sorted(n.split('-')[0] for n in os.listdir('.build-cache') if n.endswith('.so')))"
-    student = grade_one.grade(json.loads(_job(tmp_path, "student", _submission(tmp_path, "student", look),
+    student = worker.grade(json.loads(_job(tmp_path, "student", _submission(tmp_path, "student", look),
                                               seed_caches=caches).read_text()))
     assert student["status"] == "graded", student
     executed = nbformat.read(tmp_path / "student-executed.ipynb", as_version=4)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from grader import checks, record
-from grader.verdict import judge, strip_expected
+from grader.autograde.judge import judge
+from grader.autograde.prepare import strip_expected
 
 
 def test_strip_expected_removes_every_expected_value():
@@ -209,3 +210,47 @@ def test_a_failed_hidden_check_says_it_is_one_the_instructor_runs():
     assert message.startswith("Exercise 1: b: expected 2, got 3") and "one the instructor runs when grading" in message
     message = judge("Exercise 1", ref, _cell(_record("equal", 5, what="a"), _record("equal", 2, what="b"))).message
     assert "instructor" not in message, message
+
+
+def _nested(depth):
+    value = {"t": "none"}
+    for _ in range(depth):
+        value = {"t": "list", "v": [value]}
+    return value
+
+
+FORGED = {
+    "a list where a check belongs": {"label": "Exercise 1", "checks": [["close", 1]], "end": "ok"},
+    "an unknown dtype name": _cell({"kind": "close", "got": {"t": "array", "kind": "ndarray", "dtype": "no_such_type",
+                                                             "shape": [3], "v": ""}, **CLOSE}),
+    "a string where the checks belong": {"label": "Exercise 1", "checks": "close", "end": "ok"},
+    "a list where the record belongs": [1, 2, 3],
+    "a number where a tag belongs": _cell({"kind": "close", "got": 7, **CLOSE}),
+    "a value nested too deep to decode": _cell({"kind": "close", "got": _nested(20_000), **CLOSE}),
+}
+
+
+@pytest.mark.parametrize("name", FORGED)
+def test_a_forged_record_scores_zero_with_a_note_instead_of_crashing(name):
+    """Does a malformed or forged record (wrong types, unknown dtype names, lists where dicts belong)
+    give that cell 0 with a note, rather than an exception that would fail the whole row?"""
+    ref = _cell(_record("close", np.arange(3, dtype=np.float32), **CLOSE))
+    verdict = judge("Exercise 1", ref, FORGED[name])
+    assert not verdict.passed and "malformed" in verdict.message and "scores 0" in verdict.message, verdict
+
+
+def test_a_forged_record_in_one_cell_leaves_the_rest_of_the_row_standing(tmp_path):
+    """With one test cell's record forged and the other two right, is the row graded with the two
+    cells' points, and the forged cell at 0 with a note?"""
+    from grader.autograde.jobs import Job, KernelRun
+    from grader.autograde.judge import make_row
+
+    right = _cell(_record("close", np.arange(3, dtype=np.float32), **CLOSE))
+    reference = {"ex1_test": right, "ex2_test": right, "ex3_test": right}
+    run = KernelRun(records={"ex1_test": {"record": right, "why": ""},
+                             "ex2_test": {"record": FORGED["an unknown dtype name"], "why": ""},
+                             "ex3_test": {"record": right, "why": ""}})
+    points = {"ex1_test": (2.0, "Exercise 1"), "ex2_test": (3.0, "Exercise 2"), "ex3_test": (5.0, "Exercise 3")}
+    row = make_row(Job("kim", "00_start_here", tmp_path / "x.ipynb"), run, reference, points, None)
+    assert row.status == "graded" and row.score == 7.0, row
+    assert row.exercises["ex2_test"][0] == 0 and "malformed" in row.exercises["ex2_test"][2], row.exercises

@@ -1,77 +1,25 @@
-"""Verdicts made outside the learner's process: strip expected values, then compare records.
+"""Stage 4, judge: verdicts made outside the learner's process, by comparing records.
 
 A test cell is graded in two halves. In the learner's kernel it runs with every expected value
-removed (`strip_expected`), so the right answers are never in that process, and its checks only
-record what the learner's code returned (`grader.record`). Here, in the grader's own process,
-`judge` compares that record with the one the reference solution produced on the same inputs,
-check by check, with the reference's tolerances. Nothing the learner's code patched in its
-kernel (assert functions, `__eq__`, IPython hooks, stderr) takes part in the comparison.
+removed (`grader.autograde.prepare.strip_expected`), so the right answers are never in that
+process, and its checks only record what the learner's code returned (`grader.notebook.record`).
+Here, in the grader's own process, `judge` compares that record with the one the reference
+solution produced on the same inputs, check by check, with the reference's tolerances. Nothing
+the learner's code patched in its kernel (assert functions, `__eq__`, IPython hooks, stderr)
+takes part in the comparison. `make_row` turns a submission's run into its row.
 """
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 
-from grader import checks, record
+from grader.notebook import checks, record
+from grader.autograde.jobs import Job, KernelRun, Row
 from grader.errors import CourseError
-
-#: checks.<name>(...) calls whose expected value is removed, by position and keyword.
-EXPECTED_ARGUMENTS = {"close": (1, "expected"), "equal": (1, "expected"), "answers": (None, "key")}
-
-
-class _StripExpected(ast.NodeTransformer):
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        self.generic_visit(node)
-        func = node.func
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "checks":
-            position, keyword = EXPECTED_ARGUMENTS.get(func.attr, (None, None))
-            if position is not None and len(node.args) > position:
-                node.args[position] = ast.Constant(None)
-            for kw in node.keywords:
-                if kw.arg == keyword:
-                    kw.value = ast.Constant(None)
-        return node
-
-
-HIDDEN_MARKERS = {"### BEGIN HIDDEN TESTS": True, "### END HIDDEN TESTS": False}
-
-
-def _mark_hidden(source: str) -> str:
-    """`source` with a `checks.hidden_checks(...)` call before the first statement after each
-    hidden-region marker (at that statement's indentation), or unchanged if that cannot be done."""
-    out, pending = [], None
-    for line in source.splitlines():
-        text = line.strip()
-        if text in HIDDEN_MARKERS:
-            pending = HIDDEN_MARKERS[text]
-        elif pending is not None and text and not text.startswith("#"):
-            indent = line[: len(line) - len(line.lstrip())]
-            # Imported by name: the cell may not have `checks` in its namespace.
-            out.append(f"{indent}__import__('grader.checks', fromlist=['_']).hidden_checks({pending})")
-            pending = None
-        out.append(line)
-    marked = "\n".join(out)
-    try:
-        ast.parse(marked)
-    except SyntaxError:  # e.g. a marker just before an `else:`: the verdicts then cannot tell
-        return source
-    return marked
-
-
-def strip_expected(source: str) -> str:
-    """The test cell `source` with every expected value replaced by None.
-
-    Expected values are the second argument of `checks.close` and `checks.equal` and the `key=`
-    of `checks.answers` (see CONTRIBUTING.md, "How a test cell is written"). The checks of the
-    hidden region are marked as hidden (`checks.hidden_checks`).
-    """
-    tree = ast.parse(_mark_hidden(source))
-    return ast.unparse(ast.fix_missing_locations(_StripExpected().visit(tree)))
-
 
 def cell_record(cell) -> tuple[dict | None, str]:
     """The one record a graded cell sent out, and "" — or None and why there is none."""
@@ -99,8 +47,9 @@ def judge(label: str, reference: dict, student: dict | None, why_missing: str = 
         return Verdict(False, f"{label}: {why_missing or 'no result was recorded'}")
     try:
         return _judge(label, reference, student)
-    except (KeyError, TypeError, ValueError) as err:
-        return Verdict(False, f"{label}: the recorded result is malformed ({type(err).__name__}), so it scores 0")
+    except Exception as err:  # a forged or broken record: this cell scores 0, the rest of the row stands
+        return Verdict(False, f"{label}: the recorded result is malformed ({type(err).__name__}), so this cell "
+                              "scores 0; the notebook's other cells keep their points")
 
 
 def _judge(label: str, reference: dict, student: dict) -> Verdict:
@@ -247,3 +196,52 @@ class _Named:
 
     def __repr__(self) -> str:
         return self.name
+
+
+# ---- a submission's row -------------------------------------------------------------------
+
+def make_row(job: Job, run: KernelRun, reference: dict, points: dict[str, tuple[float, str]],
+             due: datetime | None) -> Row:
+    """The row of one submission: each test cell judged against the reference's record.
+
+    A cell whose record cannot be judged (forged, malformed) scores 0 with a note; the other
+    cells keep their points."""
+    most = sum(p for p, _ in points.values())
+    row = Row(job.student, job.chapter, "graded", None, most, notes=list(job.notes),
+              flagged=list(run.flagged), applied=dict(run.applied))
+    if job.timestamp is not None:
+        row.timestamp = job.timestamp.astimezone(timezone.utc).isoformat()
+        if due is not None and job.timestamp > due:
+            row.late_seconds = (job.timestamp - due).total_seconds()
+            row.notes.append(f"late by {_duration(row.late_seconds)} (no penalty is applied; nbgrader's default)")
+    row.seconds = float(run.seconds or 0.0)
+    row.notes += [str(note) for note in run.notes]
+    if run.status != "graded":
+        row.status = f"failed: {run.reason or 'unknown'}"
+        return row
+    total = 0.0
+    for gid, (most_points, title) in points.items():
+        entry = run.records.get(gid)
+        if gid in run.missing or not isinstance(entry, dict):
+            row.exercises[gid] = (0.0, most_points, "its test cell was deleted from the notebook, so it scores 0; "
+                                                    "copy the cell back from a fresh copy of the chapter")
+            continue
+        verdict = judge(title, reference[gid], entry.get("record"), str(entry.get("why", "")))
+        got = most_points if verdict.passed else 0.0
+        total += got
+        row.exercises[gid] = (got, most_points, verdict.message)
+    row.score = total
+    if run.reason:
+        where = f" in {run.stopped_cell}" if run.stopped_cell else ""
+        row.status = f"incomplete: {run.reason}{where}; the cells after it scored 0"
+    for index in run.truncated:
+        row.notes.append(f"the output of cell {index} was cut at the size limit")
+    for cell in run.flagged:
+        row.notes.append(f"flagged for review: {cell}")
+    return row
+
+
+def _duration(seconds: float) -> str:
+    days, rest = divmod(int(seconds), 86400)
+    hours, rest = divmod(rest, 3600)
+    return f"{days} d {hours} h" if days else f"{hours} h {rest // 60} min"

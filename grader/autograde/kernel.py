@@ -1,8 +1,9 @@
 """Run one notebook in a fresh (sandboxed) kernel under time and output limits, losing nothing.
 
-Whatever the notebook does — loops forever, ignores interrupts, prints gigabytes, kills its
-kernel — `run` returns: the cells that finished keep their outputs, and `RunResult` says which
-cell stopped the run and why.
+Whatever the notebook does — loops forever, ignores interrupts, prints gigabytes, floods the
+grader with widget messages, kills its kernel — `run` returns: the cells that finished keep
+their outputs, and `RunResult` says which cell stopped the run and why, and which limits were
+really applied to the kernel.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
-from grader import record, sandbox
+from grader.autograde import sandbox
+from grader.notebook import record
 
 KERNEL_NAME = "jbj-grading"
 
@@ -39,18 +41,51 @@ class RunResult:
     reason: str = ""  # why the run stopped early ("" when every cell ran)
     timed_out: list[int] = field(default_factory=list)  # cells interrupted for running too long
     truncated: list[int] = field(default_factory=list)  # cells whose output was cut
+    notes: list[str] = field(default_factory=list)
+    applied: dict = field(default_factory=dict)  # the limits really applied (see sandbox.read_applied)
     seconds: float = 0.0
 
 
 class _LimitedClient(NotebookClient):
-    """nbclient, keeping at most `output_limit` bytes of output per cell (records aside)."""
+    """nbclient, keeping at most `output_limit` bytes of output per cell (records aside) and
+    `notebook_limit` bytes of messages of every kind (errors, display updates, widget and comm
+    messages included) for the whole notebook."""
 
-    def __init__(self, *args, output_limit: int, **kwargs):
+    def __init__(self, *args, output_limit: int, notebook_limit: int, **kwargs):
         super().__init__(*args, **kwargs)
-        self.output_limit = output_limit
+        self.output_limit, self.notebook_limit = output_limit, notebook_limit
         self.used: dict[int, int] = {}
+        self.total = self.record_bytes = 0
         self.records: dict[int, int] = {}
         self.truncated: set[int] = set()
+        self.flooded = False  # the whole notebook's budget ran out
+
+    def process_message(self, msg, cell, cell_index):
+        kind = msg.get("msg_type", "")
+        if kind in ("status", "execute_input", "clear_output"):
+            return super().process_message(msg, cell, cell_index)
+        content = msg.get("content", {})
+        if kind == "display_data" and record.MIME in content.get("data", {}):
+            # Records have their own allowance (a whole chapter's come to well under a megabyte).
+            self.record_bytes += len(json.dumps(content, default=str))
+            if self.record_bytes > 4 * self.notebook_limit:
+                self.truncated.add(cell_index)
+                return None
+            return super().process_message(msg, cell, cell_index)  # and at most 3 a cell: `output`
+        if kind == "stream":
+            size = len(str(content.get("text", "")).encode("utf-8", "replace"))
+        else:
+            size = len(json.dumps(content, default=str))
+        if self.total + size > self.notebook_limit and kind != "stream":
+            if not self.flooded:
+                self.flooded = True
+                cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=(
+                    f"\n[output cut: the notebook sent more than {self.notebook_limit} bytes of output]\n")))
+            self.truncated.add(cell_index)
+            return None
+        if kind != "stream":
+            self.total += size
+        return super().process_message(msg, cell, cell_index)
 
     def output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
@@ -66,20 +101,21 @@ class _LimitedClient(NotebookClient):
             content["evalue"] = str(content.get("evalue", ""))[:2000]
             content["traceback"] = [str(line)[:2000] for line in content.get("traceback", [])[-30:]]
             return super().output(outs, msg, display_id, cell_index)
-        if msg["msg_type"] == "stream":
-            size = len(content.get("text", "").encode("utf-8", "replace"))
-        else:
-            size = len(json.dumps(content, default=str))
+        if msg["msg_type"] != "stream":
+            return super().output(outs, msg, display_id, cell_index)  # counted in process_message
+        size = len(content.get("text", "").encode("utf-8", "replace"))
         used = self.used.get(cell_index, 0)
-        room = self.output_limit - used
+        room = min(self.output_limit - used, self.notebook_limit - self.total)
         if size <= room:
             self.used[cell_index] = used + size
+            self.total += size
             return super().output(outs, msg, display_id, cell_index)
         if cell_index not in self.truncated:
             self.truncated.add(cell_index)
             self.used[cell_index] = self.output_limit
-            if msg["msg_type"] == "stream" and room > 0:
+            if room > 0:
                 content["text"] = content["text"].encode("utf-8", "replace")[:room].decode("utf-8", "ignore")
+                self.total += room
                 super().output(outs, msg, display_id, cell_index)
             outs.append(nbformat.v4.new_output(
                 "stream", name="stdout",
@@ -101,29 +137,31 @@ def _kernel_spec_dir(base: Path, config: Path) -> Path:
 
 def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, sandboxed: bool,
         control: Path, before_cell: dict[int, Callable[[], None]] | None = None,
-        record: bool = True) -> RunResult:
+        record: bool = True, private: bool = False) -> RunResult:
     """Execute `nb` (in place) with `workdir` as the kernel's only writable folder.
 
     `control` is a private folder of the grader's for the kernelspec and launch settings.
     `before_cell` maps a cell's index to a function called once, just before that cell runs
     (the cells before it have finished). `record`: the checks record for grading (see
-    `grader.record`); without it they judge in the kernel and print their own verdicts.
+    `grader.notebook.record`); without it they judge in the kernel and print their own verdicts.
+    `private`: the kernel writes to a size-limited copy of `workdir` that the grader never sees
+    (see `sandbox.bwrap_argv`); without it, to `workdir` itself.
     """
     hooks = dict(before_cell or {})
     config = control / "launch.json"
+    runtime = workdir / ".kernel"  # the kernel's sockets and connection file
+    runtime.mkdir(exist_ok=True)
     cgroups = sandbox.make_cgroups(f"jbj-{os.getpid()}-{time.monotonic_ns()}", limits)
     sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=sandboxed, cgroups=cgroups,
-                                record=record)
+                                record=record, private=private)
     ksm = KernelSpecManager(kernel_dirs=[str(_kernel_spec_dir(control, config))])
     km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ksm, transport="ipc")
-    runtime = workdir / ".kernel"
-    runtime.mkdir(exist_ok=True)
     km.ip = str(runtime / "s")
     km.connection_file = str(runtime / "connection.json")
 
     client = _LimitedClient(nb, km=km, timeout=int(limits.cell_seconds), interrupt_on_timeout=True,
                             allow_errors=True, record_timing=False, iopub_timeout=10,
-                            output_limit=limits.output_bytes_per_cell,
+                            output_limit=limits.output_bytes_per_cell, notebook_limit=limits.output_bytes,
                             resources={"metadata": {"path": str(workdir)}})
     result = RunResult(nb)
     current = {"index": None, "since": None}
@@ -174,7 +212,7 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     except DeadKernelError:
         if not result.reason:
             result.stopped_at = current["index"]
-            result.reason = _death_reason(km, limits)
+            result.reason = _death_reason(km, limits, sandbox.process_limit_reached(cgroups))
     except Exception as err:  # a failure of the kernel machinery itself: still a result, with the reason
         if not result.reason:
             result.stopped_at = current["index"]
@@ -182,13 +220,24 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     finally:
         stop.set()
         guard.join()
+        if sandbox.process_limit_reached(cgroups) and "process" not in result.reason:
+            result.notes.append(f"the kernel reached its limit of {limits.processes} processes and threads "
+                                "(a fork or thread storm); what it tried to start beyond that failed")
+        result.applied = sandbox.read_applied(config, cgroups, sandboxed, limits, private)
         sandbox.remove_cgroups(cgroups)
+    if client.flooded:
+        result.notes.append(f"the notebook sent more than {limits.output_bytes} bytes of output in all; "
+                            "the rest was dropped")
     result.truncated = sorted(client.truncated)
     result.seconds = time.monotonic() - started
     return result
 
 
-def _death_reason(km, limits: sandbox.Limits) -> str:
+def _death_reason(km, limits: sandbox.Limits, process_limit: bool = False) -> str:
+    if process_limit:
+        # Native code that cannot start a thread aborts (SIGABRT): the cause is the limit.
+        return (f"the kernel reached its limit of {limits.processes} processes and threads (a fork or thread "
+                "storm) and died")
     process = getattr(getattr(km, "provisioner", None), "process", None)
     code = process.poll() if process is not None else None
     if code is not None and code > 128:  # bubblewrap reports a signal as 128 + its number

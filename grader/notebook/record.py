@@ -1,7 +1,7 @@
 """Plain-data records of what a learner's code returned, for verdicts made outside the kernel.
 
 When a class is graded, each test cell runs with its expected values removed (see
-`grader.verdict`) and `JBJ_RECORD=1` in the kernel's environment. The checks then judge nothing:
+`grader.autograde.prepare`) and `JBJ_RECORD=1` in the kernel's environment. The checks then judge nothing:
 each one appends what it was given to a record, and the cell's record is sent out as one
 display output of type `MIME`. The grader decodes it in its own process and compares it with
 the record the reference solution produced on the same inputs.

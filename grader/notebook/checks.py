@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from grader import record as _record
+from grader.notebook import record as _record
 from grader.errors import CourseError
 
 #: The stub nbgrader leaves where a solution was; running it means "not answered yet".
@@ -58,7 +58,7 @@ def _count() -> None:
 
 
 def _recorded(kind: str, got: Any, **details: Any) -> bool:
-    """When grading (see grader.record), append what a check was given and return True: the
+    """When grading (see grader.notebook.record), append what a check was given and return True: the
     verdict is made outside this process. Returns False when checks should judge here."""
     if not _record.recording():
         return False
@@ -73,7 +73,7 @@ def _recorded(kind: str, got: Any, **details: Any) -> bool:
 def hidden_checks(flag: bool = True) -> None:
     """The checks that follow in this exercise are hidden ones (with False: visible ones again).
 
-    Grading only: `grader.verdict.strip_expected` puts these calls where a test cell's hidden
+    Grading only: `grader.autograde.prepare.strip_expected` puts these calls where a test cell's hidden
     region begins and ends, so that a verdict can tell a learner whether the check that failed
     is one they can see in their notebook."""
     if _active:

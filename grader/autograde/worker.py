@@ -1,9 +1,10 @@
 """Grade one submission in its own process: prepare, run sandboxed, collect the records.
 
-`python -m grader.grade_one JOB.json RESULT.json` reads the job, writes RESULT.json (and the
-executed notebook) and exits 0 — also when the submission is broken, which the result then says.
+`python -m grader.autograde.worker JOB.json RESULT.json` reads the job, writes RESULT.json (and
+the executed notebook) and exits 0 — also when the submission is broken, which the result then
+says.
 
-`python -m grader.grade_one --serve` is how `grader.autograde` uses it: a worker that has
+`python -m grader.autograde.worker --serve` is how the run stage (`grader.autograde.run`) uses it: a worker that has
 imported the grading code once reads jobs, one JSON line each, from stdin, and forks a fresh
 process per job, so each submission still runs in a process of its own without paying again
 for Python and the notebook libraries to start (about two seconds). For each job it answers
@@ -26,14 +27,21 @@ skip_unused_schema_formats()  # before nbformat: each grading worker imports it 
 
 import nbformat  # noqa: E402
 
-from grader import record, runner, sandbox
+from grader.autograde import kernel as runner, sandbox
+from grader.notebook import record
 from grader.course import read_notebook
 from grader.errors import CourseError
-from grader.submission import looks_like, prepare
-from grader.verdict import cell_record
+from grader.autograde.prepare import looks_like, prepare, too_big
+from grader.autograde.judge import cell_record
 
 #: Files a submission folder may hold besides the notebook that are copied for its kernel.
 MAX_COPY_BYTES = 64 << 20
+
+#: A notebook file larger than this is not read (a notebook built to exhaust the grader's memory).
+MAX_NOTEBOOK_BYTES = 64 << 20
+
+#: The address space of the process grading one submission (it holds the notebook and its outputs).
+JOB_MEMORY_BYTES = 6 << 30
 
 
 def grade(job: dict) -> dict:
@@ -42,6 +50,11 @@ def grade(job: dict) -> dict:
               "notes": [], "records": {}, "missing": [], "stopped_at": None, "stopped_cell": None,
               "timed_out": [], "truncated": [], "seconds": 0.0}
     source = read_notebook(Path(job["source"]))
+    size = Path(job["notebook"]).stat().st_size if Path(job["notebook"]).is_file() else 0
+    if size > MAX_NOTEBOOK_BYTES:
+        result.update(status="failed", reason=f"the notebook file is {size >> 20} MiB, more than the "
+                                              f"{MAX_NOTEBOOK_BYTES >> 20} MiB a notebook may have")
+        return result
     try:
         submitted = read_notebook(Path(job["notebook"]))
     except CourseError as err:
@@ -57,8 +70,11 @@ def grade(job: dict) -> dict:
         else:
             result.update(status="failed", reason=f"none of {job['chapter']}'s test cells are in this notebook")
         return result
+    if too_big(submitted):
+        result.update(status="failed", reason=too_big(submitted))
+        return result
     prepared = prepare(submitted, source)
-    result["notes"], result["missing"] = prepared.notes, prepared.missing
+    result["notes"], result["missing"], result["flagged"] = prepared.notes, prepared.missing, prepared.flagged
 
     with tempfile.TemporaryDirectory(prefix="jbj-") as tmp:
         tmp_path = Path(tmp)
@@ -86,14 +102,21 @@ def grade(job: dict) -> dict:
             cell.metadata.get("nbgrader", {}).get("solution") or cell.metadata.get("nbgrader", {}).get("grade"))),
             None)
         hooks = {first: publish} if targets and first is not None else {}
+        # A submission writes to a size-limited private copy of its folder; the reference run
+        # writes where the grader can take its caches from.
         run = runner.run(prepared.nb, workdir, limits, sandboxed=job["sandboxed"], control=control,
-                         before_cell=hooks)
+                         before_cell=hooks, private=not targets)
         if targets and not published and (first is None or run.stopped_at is None or run.stopped_at < first):
             publish()  # no answer or test cell ran at all
 
     nb = run.nb
     result.update(stopped_at=run.stopped_at, timed_out=run.timed_out, truncated=run.truncated,
-                  seconds=round(run.seconds, 2))
+                  seconds=round(run.seconds, 2), applied=run.applied)
+    result["notes"] += run.notes
+    if any("No space left on device" in str(out.get("evalue", "")) + str(out.get("text", ""))
+           for cell in nb.cells for out in cell.get("outputs", [])):
+        result["notes"].append(f"the submission wrote more than its disk budget ({limits.disk_bytes >> 20} MiB "
+                               "in its folder, and as much in /tmp); the writes beyond it failed")
     for index in run.timed_out:
         result["notes"].append(f"{_describe(nb.cells[index], index)} ran longer than the time limit "
                                f"({limits.cell_seconds:g} s) and was interrupted")
@@ -163,6 +186,9 @@ def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
         if pid == 0:  # the job's own process: nothing of it reaches the worker's pipes
             code = 1
             try:
+                import resource
+
+                resource.setrlimit(resource.RLIMIT_AS, (JOB_MEMORY_BYTES, JOB_MEMORY_BYTES))
                 null = os.open(os.devnull, os.O_RDONLY)
                 log = os.open(paths["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(null, 0)

@@ -2,8 +2,9 @@
 
 The first program in the grading kernelspec's argv. It runs once per submission, on the path
 to the kernel's first cell, so it imports nothing but the standard library (not even this
-package): it joins the submission's cgroups, sets the rlimits, then replaces itself with
-bubblewrap (or, without a sandbox, the kernel itself). `grader.sandbox` writes CONFIG.
+package): it joins the submission's cgroups, sets the rlimits, writes down what it really
+applied (the report states that, not what was intended), then replaces itself with bubblewrap
+(or, without a sandbox, the kernel itself). `grader.autograde.sandbox` writes CONFIG.
 """
 
 import json
@@ -26,17 +27,22 @@ def _die_with_parent() -> None:
 def main(config_path: str, kernel_argv: list[str]) -> None:
     with open(config_path, encoding="utf-8") as f:
         config = json.load(f)
+    joined = []
     for folder in config["cgroups"]:
         try:
             with open(os.path.join(folder, "cgroup.procs"), "w") as f:
                 f.write(str(os.getpid()))
+            joined.append(folder)
         except OSError:
-            pass  # the cgroup went away: the rlimits below still apply
+            pass  # the cgroup went away or refused us: the rlimits below still apply
     memory, cpu, file_size = config["memory_bytes"], config["cpu_seconds"], config["file_bytes"]
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if config.get("applied"):
+        with open(config["applied"], "w", encoding="utf-8") as f:
+            json.dump({"joined": joined, "rlimits": True}, f)
     _die_with_parent()
     argv = config["prefix"] + kernel_argv
     if config["prefix"]:  # bubblewrap sets the kernel's environment and folder itself

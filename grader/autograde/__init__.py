@@ -1,0 +1,131 @@
+"""Grade a class: every submission sandboxed, in parallel, judged outside its kernel, none lost.
+
+`autograde` runs the stages in order, each a module of this package, with typed data
+(`jobs.Job`, `jobs.KernelRun`, `jobs.Row`) between them:
+
+1. `intake`   — import an LMS download into submitted/, and find the jobs to grade;
+2. `prepare`  — (in each job's process) restore the instructor's test cells, strip expected values,
+                flag answer cells that reach into the grading machinery;
+3. `run`      — the reference solutions first, then every submission, each in a sandboxed
+                kernel (`sandbox`, `launch`, `kernel`, `worker`), as many at once as there are
+                workers; meanwhile the gradebook learns the chapters (`gradebook.Recording`);
+4. `judge`    — compare each test cell's record with the reference's, outside the kernel;
+5. `gradebook` — write the scores into nbgrader's gradebook (the record);
+6. `report`   — grades.csv and the report first, then HTML feedback.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from grader.course import chapters as list_chapters, skip_unused_schema_formats
+
+skip_unused_schema_formats()  # before nbformat, which the gradebook and the feedback need
+
+from grader.autograde import gradebook, intake, judge, report, run, sandbox  # noqa: E402
+from grader.autograde.jobs import Job, KernelRun, Row, Summary  # noqa: E402
+from grader.autograde.report import status_counts  # noqa: E402,F401  (used by the CLI)
+from grader.autograde.run import Workers as _Workers  # noqa: E402,F401  (kept for older imports)
+from grader.errors import CourseError  # noqa: E402
+
+__all__ = ["autograde", "status_counts", "Job", "KernelRun", "Row", "Summary"]
+
+
+def autograde(course: Path, chapters: list[str] | None = None, *, workers: int | None = None,
+              limits: sandbox.Limits = sandbox.Limits(), students: list[str] | None = None,
+              require_sandbox: bool = False, use_sandbox: bool = True, feedback: bool = True,
+              progress: bool = True, reference_cache: Path | None = None,
+              download: Path | None = None) -> Summary:
+    """Grade what is in `course`/submitted (for `chapters`, default: every chapter with submissions),
+    after importing `download` (an LMS's folder or .zip) into it if given.
+
+    Reference records are cached in `reference_cache` (default: `course`/.grader)."""
+    started = time.monotonic()
+    course = Path(course).resolve()
+    known = list_chapters(course)
+    if not known:
+        raise CourseError(f"{course} has no solutions/<chapter>/<chapter>.ipynb: run this in the course folder")
+    unknown = sorted(set(chapters or []) - set(known))
+    if unknown:
+        raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
+    # 1. intake
+    imported = intake.import_download(download, course, chapters) if download is not None else intake.Imported()
+    submitted = course / "submitted"
+    if not submitted.is_dir():
+        raise CourseError(f"nothing to grade: {submitted} does not exist (collect submissions first, or pass --from)")
+    pool_size = max(1, workers or os.cpu_count() or 1)
+
+    with tempfile.TemporaryDirectory(prefix="jbj-grade-") as tmp:
+        processes = run.Workers(pool_size, Path(tmp))  # started first: they import while the rest gets ready
+        try:
+            probe = sandbox.probe()
+            if require_sandbox and not probe.sandboxed:
+                raise CourseError(f"no sandbox can be made here: {probe.reason}")
+            if not use_sandbox:
+                probe = sandbox.Probe(False, "turned off with --no-sandbox", probe.cgroups)
+            found = intake.discover(submitted, known, chapters, students)
+            for job in found:
+                job.notes += imported.notes.get(job.key, [])
+            jobs = [job for job in found if not job.problem]
+            wanted = sorted({job.chapter for job in jobs})
+            (course / ".grader").mkdir(exist_ok=True)
+            # nbgrader records the assignments in the gradebook while the notebooks run: nothing
+            # before the gradebook is written needs them (points come from the solution notebooks).
+            recording = gradebook.Recording(course, wanted)
+            bar = report.Progress(len(jobs) + len(wanted), enabled=progress)
+            # 2-3. prepare and run (in each job's own process)
+            runs, references, errors = run.run_all(course, jobs, known, Path(tmp), processes, pool_size, limits,
+                                                   probe.sandboxed, reference_cache or course / ".grader", bar.step)
+            bar.done()
+            recording.wait()
+        finally:
+            processes.close()
+
+    # 4. judge
+    for job in jobs:  # read now: nbgrader's timestamp parser comes with its (slow) import
+        job.timestamp, note = intake.read_timestamp(job.folder / "timestamp.txt")
+        job.notes += [note] if note else []
+    rows = _judge_all(course, found + imported.failed, runs, references, errors, wanted)
+    rows.sort(key=lambda r: (r.chapter, r.student))
+    # 5. record
+    gradebook.keep_exchange_files(course, rows)
+    gradebook.write(course, rows, jobs)
+    # 6. report
+    grades_csv, report_path, problems = report.write_all(
+        course, rows, probe=probe, limits=limits, workers=pool_size, seconds=time.monotonic() - started,
+        feedback=feedback, intake=imported.lines)
+    return Summary(rows, probe.sandboxed, probe.reason, probe.cgroups, report_path, grades_csv,
+                   time.monotonic() - started, intake=imported.lines, problems=problems)
+
+
+def _judge_all(course: Path, found: list[Job], runs: dict, references: dict, errors: dict,
+               wanted: list[str]) -> list[Row]:
+    """A row for every job: judged, or failed with the reason."""
+    max_points = {ch: gradebook.points(course, ch) for ch in wanted}
+    due = gradebook.due_dates(course, wanted)
+    rows = []
+    for job in found:
+        most = sum(p for p, _ in max_points.get(job.chapter, {}).values())
+        if job.problem:
+            if job.chapter and job.chapter not in max_points:
+                try:
+                    most = sum(p for p, _ in gradebook.points(course, job.chapter).values())
+                except Exception:  # not a chapter, or no solution to count from
+                    most = 0.0
+            rows.append(Row(job.student, job.chapter, f"failed: {job.problem}", None, most, notes=list(job.notes)))
+            continue
+        if job.chapter not in references:
+            why = errors.get(job.chapter, "no reference records")
+            rows.append(Row(job.student, job.chapter, f"failed: {why}", None, most, notes=list(job.notes)))
+            continue
+        try:
+            rows.append(judge.make_row(job, runs[job.key], references[job.chapter], max_points[job.chapter],
+                                       due.get(job.chapter)))
+        except Exception as err:  # a bug of ours must not cost the rest of the class their grades
+            rows.append(Row(job.student, job.chapter, f"failed: the grader could not judge this submission "
+                                                      f"({type(err).__name__}: {str(err)[:200]}); please report it",
+                            None, most, notes=list(job.notes)))
+    return rows

@@ -1,0 +1,133 @@
+"""Stage 5, record: nbgrader's gradebook (SQLite) learns each chapter and each submission's scores.
+
+The chapters are recorded (nbgrader generate_assignment) alongside the grading, at a lower
+priority; the scores once every submission is judged. formgrader, feedback and `nbgrader
+export` then work on the gradebook as with nbgrader's own autograde.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import tempfile
+import threading
+import warnings
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+
+from grader.autograde.intake import read_timestamp
+from grader.autograde.jobs import Job, Row
+from grader.course import cell_title, grade_cells, read_notebook, run_nbgrader
+from grader.errors import CourseError
+
+
+def db_url(course: Path) -> str:
+    return f"sqlite:///{course / 'gradebook.db'}"
+
+
+class Recording:
+    """The chapters' assignments, recorded in the background while the notebooks run."""
+
+    def __init__(self, course: Path, chapters: list[str]):
+        self.pool = ThreadPoolExecutor(max_workers=1)
+        self.future: Future = self.pool.submit(_record_assignments, course, chapters)
+
+    def wait(self) -> None:
+        """Raises CourseError if nbgrader could not record a chapter."""
+        self.pool.shutdown()
+        self.future.result()
+
+
+def _record_assignments(course: Path, chapters: list[str]) -> None:
+    """Record each chapter, then import the gradebook's API, so that neither waits in line after
+    the last notebook."""
+    try:  # Linux: the priority of this thread alone
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):
+        pass
+    for chapter in chapters:
+        _record_assignment(course, chapter)
+    importlib.import_module("nbgrader.api")
+    importlib.import_module("nbgrader.utils")
+
+
+def _record_assignment(course: Path, chapter: str) -> None:
+    """nbgrader generate_assignment into a scratch release folder: the gradebook learns the
+    chapter's notebooks and graded cells; the course's own release folder is not touched."""
+    with tempfile.TemporaryDirectory(prefix="jbj-release-") as release:
+        proc = run_nbgrader(["generate_assignment", chapter, "--force", f"--CourseDirectory.root={course}",
+                             f"--CourseDirectory.db_url={db_url(course)}",
+                             f"--CourseDirectory.release_directory={release}"], cwd=course, background=True)
+    if proc.returncode != 0:
+        lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+        raise CourseError(f"nbgrader generate_assignment {chapter} failed:\n  " + "\n  ".join(lines[-5:]))
+
+
+def points(course: Path, chapter: str) -> dict[str, tuple[float, str]]:
+    """Each graded cell's points and title, from the chapter's solution notebook."""
+    nb = read_notebook(course / "solutions" / chapter / f"{chapter}.ipynb")
+    return {c.metadata.nbgrader.grade_id: (float(c.metadata.nbgrader.points), cell_title(c).split(":")[0])
+            for c in grade_cells(nb)}
+
+
+def due_dates(course: Path, chapters: list[str]) -> dict[str, datetime]:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    due = {}
+    with Gradebook(db_url(course)) as gb:
+        for chapter in chapters:
+            try:
+                assignment = gb.find_assignment(chapter)
+            except MissingEntry:
+                continue
+            if assignment.duedate:
+                due[chapter] = assignment.duedate.replace(tzinfo=timezone.utc)
+    return due
+
+
+def write(course: Path, rows: list[Row], jobs: list[Job]) -> None:
+    """Each scored row's points into the gradebook, with the submission's time."""
+    from nbgrader.api import Gradebook
+
+    stamps = {job.key: job.timestamp for job in jobs}
+    with Gradebook(db_url(course)) as gb, warnings.catch_warnings():
+        # nbgrader's own session handling makes SQLAlchemy warn on every new submission.
+        warnings.simplefilter("ignore")
+        for row in rows:
+            if row.score is None:
+                continue
+            gb.update_or_create_student(row.student)
+            sub = gb.update_or_create_submission(row.chapter, row.student)
+            stamp = stamps.get((row.student, row.chapter))
+            if stamp is not None:
+                sub.timestamp = stamp.astimezone(timezone.utc).replace(tzinfo=None)
+            for gid, (got, _, _) in row.exercises.items():
+                grade = gb.find_grade(gid, row.chapter, row.chapter, row.student)
+                grade.auto_score = got
+                grade.needs_manual_grade = False
+            gb.db.commit()
+
+
+#: Files nbgrader's exchange puts beside a submission. As `nbgrader autograde` does, they are kept
+#: beside the autograded notebook; generate_feedback copies them to feedback/, where
+#: `nbgrader release_feedback` reads them to address each learner's feedback.
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
+
+
+def keep_exchange_files(course: Path, rows: list[Row]) -> None:
+    """Copy each submission's exchange files beside its autograded notebook (not symlinks)."""
+    for row in rows:
+        autograded = course / "autograded" / row.student / row.chapter
+        if not autograded.is_dir():
+            continue
+        for name in EXCHANGE_FILES:
+            source = course / "submitted" / row.student / row.chapter / name
+            if not source.is_file() or source.is_symlink():
+                continue
+            # An unreadable timestamp would stop a later `nbgrader generate_feedback` (without
+            # --force) for the whole chapter; it is reported in the row and not copied.
+            if name == "timestamp.txt" and read_timestamp(source)[0] is None:
+                continue
+            shutil.copyfile(source, autograded / name)

@@ -1,0 +1,225 @@
+"""Stage 6, report: grades.csv and autograde-report.md first, then the HTML feedback.
+
+Each output is written on its own (a temporary file renamed into place), and a failure in one
+never costs the others: the CSV and the report come first, because they are what an instructor
+cannot do without; feedback can be made again with `nbgrader generate_feedback`.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+
+from grader.autograde import sandbox
+from grader.autograde.gradebook import db_url
+from grader.autograde.jobs import Row
+from grader.course import grade_cells, read_notebook, run_nbgrader
+
+
+def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sandbox.Limits, workers: int,
+              seconds: float, feedback: bool, intake: list[str] = ()) -> tuple[Path, Path, list[str]]:
+    """grades.csv, the report, then feedback; returns their paths and what could not be written."""
+    problems = []
+    grades_csv = course / "grades.csv"
+    report = course / "autograde-report.md"
+    try:
+        write_csv(grades_csv, rows)
+    except Exception as err:  # the report below still says what happened to each submission
+        problems.append(f"grades.csv could not be written ({type(err).__name__}: {err})")
+    try:
+        write_report(report, rows, probe, limits, workers, seconds, course=course, intake=intake, problems=problems)
+    except Exception as err:
+        problems.append(f"autograde-report.md could not be written ({type(err).__name__}: {err})")
+    if feedback:
+        before = [len(r.notes) for r in rows]
+        try:
+            write_feedback(course, rows)
+        except Exception as err:
+            problems.append(f"HTML feedback could not be written ({type(err).__name__}: {err}); grades.csv and "
+                            "the report are complete; run `nbgrader generate_feedback <chapter> --force` to retry")
+        if problems or before != [len(r.notes) for r in rows]:  # say so in the CSV and the report too
+            for write in (lambda: write_csv(grades_csv, rows),
+                          lambda: write_report(report, rows, probe, limits, workers, seconds, course=course,
+                                               intake=intake, problems=problems)):
+                try:
+                    write()
+                except Exception:
+                    pass  # the first versions are in place
+    return grades_csv, report, problems
+
+
+def write_feedback(course: Path, rows: list[Row]) -> None:
+    """Annotate each autograded notebook with its verdicts, then nbgrader generate_feedback."""
+    for row in rows:
+        path = course / "autograded" / row.student / row.chapter / f"{row.chapter}.ipynb"
+        if row.score is None or not path.exists():
+            continue
+        nb = nbformat.read(path, as_version=4)
+        for cell in grade_cells(nb):
+            got, most, message = row.exercises.get(cell.metadata.nbgrader.grade_id, (0.0, 0.0, ""))
+            text = f"Graded: {got:g} / {most:g}" + (f" — {message}" if message else " — all checks passed")
+            cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=text + "\n"))
+        nbformat.write(nb, path)
+    for chapter in sorted({r.chapter for r in rows if r.score is not None}):
+        proc = run_nbgrader(["generate_feedback", chapter, "--force", f"--CourseDirectory.root={course}",
+                             f"--CourseDirectory.db_url={db_url(course)}"], cwd=course)
+        if proc.returncode != 0:
+            for row in rows:
+                if row.chapter == chapter:
+                    row.notes.append("HTML feedback could not be generated (see nbgrader generate_feedback)")
+
+
+def write_csv(path: Path, rows: list[Row]) -> Path:
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["student", "chapter", "status", "score", "max_score", "timestamp", "late_seconds", "notes"])
+        for r in rows:
+            w.writerow([r.student, r.chapter, r.status, "" if r.score is None else f"{r.score:g}", f"{r.max_score:g}",
+                        r.timestamp, "" if r.late_seconds is None else f"{r.late_seconds:.0f}", "; ".join(r.notes)])
+    os.replace(tmp, path)
+    return path
+
+
+def applied_lines(rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits) -> list[str]:
+    """What the kernels really ran under, counted from each kernel's launcher, not from intentions."""
+    ran = [r.applied for r in rows if r.applied.get("launched")]
+    lines = []
+    if probe.sandboxed:
+        lines.append("Sandbox: **on** (bubblewrap: no network, only the submission's folder writable, "
+                     "solutions, gradebook and the machine's secrets not visible).")
+    else:
+        lines += ["**WARNING: NO SANDBOX.** Student code ran with the grader's permissions, limited only by "
+                  f"time, memory, CPU time and file size. Reason: {probe.reason}", ""]
+    if not ran:
+        return lines + ["No kernel was started in this run, so no limit was applied to one."]
+    n = len(ran)
+    unprivileged = sum(1 for a in ran if a.get("unprivileged"))
+    if sandbox.runs_as_root():
+        lines.append(f"Kernel user: the grader ran as root; {unprivileged} of {n} kernels ran as an unprivileged "
+                     "user with no capabilities" + ("" if unprivileged == n else
+                                                    " (**the others ran as root: no sandbox**)") + ".")
+    counts = {name: sum(1 for a in ran if name in a.get("cgroup", [])) for name in ("processes", "memory", "cpu")}
+    words = {"processes": f"at most {limits.processes} processes and threads",
+             "memory": f"{limits.memory_bytes >> 20} MiB for the whole process tree",
+             "cpu": f"{limits.cpu_cores:g} CPU core(s) of time"}
+    applied = [f"{words[name]} ({count} of {n} kernels)" for name, count in counts.items() if count]
+    missing = [name for name, count in counts.items() if count < n]
+    lines.append("cgroup limits: " + ("; ".join(applied) if applied else "**none applied**") + "." + (
+        f" Not applied to every kernel: {', '.join(missing)} (no writable cgroup for it here); then memory is "
+        "limited per process (address space), CPU by CPU seconds only (no share: a busy kernel slows the others), "
+        "and processes not at all beyond the machine's own limit." if missing else ""))
+    limited = sum(1 for a in ran if a.get("folder_limited"))
+    if probe.sandboxed:
+        lines.append(f"Disk: each kernel's /tmp is private and at most {limits.disk_bytes >> 20} MiB; its folder is a "
+                     f"private copy of at most {limits.disk_bytes >> 20} MiB in {limited} of {n} kernels (both in RAM, "
+                     "counted in the memory limit where a memory cgroup applies)" + (
+                         "" if limited == n else "; the other kernels' folders had no total limit") +
+                     f"; each file is at most {limits.file_bytes >> 20} MiB.")
+    else:
+        lines.append(f"Disk: no total limit (no sandbox): /tmp is the machine's and each file is at most "
+                     f"{limits.file_bytes >> 20} MiB.")
+    lines.append(f"Limits: {limits.cell_seconds:g} s per cell, {limits.notebook_seconds:g} s per notebook, "
+                 f"{limits.memory_bytes >> 20} MiB address space, {limits.cpu_seconds} s CPU, "
+                 f"{limits.output_bytes_per_cell} bytes of output per cell and {limits.output_bytes} per notebook.")
+    return lines
+
+
+def in_kernel_points(course: Path, chapters: list[str]) -> list[str]:
+    """For each chapter, how many of its points rest on a property decided inside the learner's
+    kernel (a test cell with a `checks.true`), which a learner who patches the checks can fake."""
+    lines = []
+    for chapter in chapters:
+        try:
+            cells = grade_cells(read_notebook(course / "solutions" / chapter / f"{chapter}.ipynb"))
+        except Exception:
+            continue
+        total = sum(float(c.metadata.nbgrader.points) for c in cells)
+        resting = [c for c in cells if "checks.true(" in c.source]
+        points = sum(float(c.metadata.nbgrader.points) for c in resting)
+        lines.append(f"- {chapter}: {points:g} of {total:g} points come from test cells with an in-kernel "
+                     f"property (`checks.true`)" + (f": {', '.join(c.metadata.nbgrader.grade_id for c in resting)}"
+                                                    if resting else ""))
+    return lines
+
+
+def write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits, workers: int,
+                 seconds: float, *, course: Path | None = None, intake: list[str] = (),
+                 problems: list[str] = ()) -> Path:
+    lines = ["# Autograde report", ""]
+    lines += applied_lines(rows, probe, limits)
+    lines.append(f"Workers: {workers}. Took {seconds:.1f} s.")
+    lines += [f"**{problem}**" for problem in problems]
+    lines += ["", f"Submissions: {status_counts(rows)} ({len(rows)} in all).", ""]
+    lines += ["| student | chapter | score | status | notes |", "| --- | --- | --- | --- | --- |"]
+    for r in rows:
+        score = "—" if r.score is None else f"{r.score:g} / {r.max_score:g}"
+        lines.append(f"| {_md(r.student)} | {r.chapter} | {score} | {_md(r.status)} | {_md('; '.join(r.notes))} |")
+    flagged = [r for r in rows if r.flagged]
+    if flagged:
+        lines += ["", "## Flagged for review", "",
+                  "These answer cells reach into the grading machinery (the checks, IPython's hooks, sys.modules, "
+                  "builtins). Their points come from records judged outside the kernel, but a property a test "
+                  "decides in the kernel (`checks.true`) could be faked: look at them.", ""]
+        lines += [f"- **{_md(r.student)}** ({r.chapter}): " + "; ".join(_md(cell) for cell in r.flagged)
+                  for r in flagged]
+    chapters = sorted({r.chapter for r in rows if r.chapter})
+    if course is not None and chapters:
+        lines += ["", "## Points decided inside the kernel", ""] + in_kernel_points(course, chapters)
+    lines += ["", "## Per exercise", ""]
+    for r in rows:
+        if not r.exercises:
+            continue
+        lines.append(f"- **{_md(r.student)}** ({r.chapter}): " + "; ".join(
+            f"{gid} {p:g}/{m:g}" + (f" ({_md(msg)})" if msg else "") for gid, (p, m, msg) in r.exercises.items()))
+    if intake:
+        lines += ["", "## The download", ""] + [f"- {_md(line)}" for line in intake]
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def status_counts(rows: list[Row]) -> str:
+    """How many submissions ended in each status, as "18 graded, 2 failed"."""
+    counts: dict[str, int] = {}
+    for row in rows:
+        kind = row.status.split(":")[0]
+        counts[kind] = counts.get(kind, 0) + 1
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+
+
+def _md(text: str) -> str:
+    return " ".join(str(text).replace("|", "\\|").split())[:400]
+
+
+class Progress:
+    """A one-line progress bar on stderr (plain lines when stderr is not a terminal)."""
+
+    def __init__(self, total: int, enabled: bool = True):
+        self.total, self.done_count, self.enabled = total, 0, enabled
+        self.tty = sys.stderr.isatty()
+        self.lock = threading.Lock()
+        self.started = time.monotonic()
+
+    def step(self, label: str) -> None:
+        if not self.enabled:
+            return
+        with self.lock:
+            self.done_count += 1
+            width = 30
+            filled = int(width * self.done_count / max(1, self.total))
+            line = (f"[{'#' * filled}{'.' * (width - filled)}] {self.done_count}/{self.total} "
+                    f"{time.monotonic() - self.started:5.0f} s  {label}")
+            print(("\r" + line[:110].ljust(110)) if self.tty else line, end="" if self.tty else "\n",
+                  file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.enabled and self.tty:
+            print(file=sys.stderr)

@@ -1,0 +1,110 @@
+"""One notebook in a sandboxed kernel (`grader.autograde.kernel`): limits that end a run or cut its output.
+
+Small notebooks without JAX, so each kernel starts in a second or two.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.autograde import kernel, sandbox
+
+pytestmark = pytest.mark.slow
+
+
+def _run(tmp_path: Path, cells: list[str], limits: sandbox.Limits):
+    workdir, control = tmp_path / "w", tmp_path / "c"
+    workdir.mkdir()
+    control.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    return kernel.run(nb, workdir, limits, sandboxed=sandbox.probe().sandboxed, control=control)
+
+
+FORK_STORM = """
+import os, time
+children = 0
+try:
+    while True:
+        if os.fork() == 0:
+            time.sleep(60)
+            os._exit(0)
+        children += 1
+except OSError:
+    pass
+# What JAX's runtime does when it cannot start a thread: abort.
+os.abort()
+"""
+
+
+def test_a_fork_storm_is_named_as_the_process_limit(tmp_path):
+    """When a kernel forks until its process limit and then dies of SIGABRT (as native code that cannot
+    start a thread does), does the reason name the process limit, not a fault in native code?"""
+    if sandbox._cgroup_kind() is None:
+        pytest.fail("no writable cgroup on this machine: the process limit cannot be applied (the report says so)")
+    limits = sandbox.Limits(processes=200, cell_seconds=60, notebook_seconds=120)
+    result = _run(tmp_path, ["x = 1", FORK_STORM, "y = 2"], limits)
+    assert result.stopped_at == 1, result
+    assert "limit of 200 processes and threads" in result.reason and "native code" not in result.reason, result.reason
+    assert "processes" in result.applied["cgroup"], result.applied
+
+
+FLOOD = [
+    # Widget state updates: nbclient keeps every comm's state in memory and in the notebook.
+    "from ipykernel.comm import Comm\n"
+    "c = Comm(target_name='flood')\n"
+    "for i in range(400):\n"
+    "    c.send({'method': 'update', 'state': {f'k{i}': 'x' * 10000}})",
+    # Display updates of one output, many times over.
+    "from IPython.display import display, update_display\n"
+    "display('start', display_id='d')\n"
+    "for i in range(300):\n"
+    "    update_display('y' * 10000 + str(i), display_id='d')",
+    # Errors with long messages, one per cell.
+    *["raise ValueError('z' * 4000)" for _ in range(150)],
+]
+
+
+def test_one_output_budget_covers_every_message_type(tmp_path):
+    """Do widget messages, display updates and errors all count against one byte budget per notebook, so
+    that the executed notebook stays near that budget and the run says its output was cut?"""
+    limits = sandbox.Limits(output_bytes=100_000, cell_seconds=60, notebook_seconds=180)
+    result = _run(tmp_path, FLOOD, limits)
+    size = len(json.dumps(result.nb))
+    assert size < 2 * limits.output_bytes, size
+    assert any("bytes of output in all" in note for note in result.notes), result.notes
+
+
+DISK_HOG = """
+import errno
+def fill(path):
+    try:
+        with open(path, 'wb') as f:
+            for _ in range(40):
+                f.write(b'x' * (1 << 20))
+                f.flush()
+        return 'wrote 40 MiB'
+    except OSError as err:
+        return errno.errorcode[err.errno]
+print(open('data.txt').read(), fill('big.bin'), fill('/tmp/big.bin'))
+"""
+
+
+def test_a_submission_cannot_fill_the_disk(tmp_path):
+    """With a 16 MiB disk budget, does a kernel that writes 40 MiB into its folder and into /tmp get
+    ENOSPC in both, while its submission's files are there to read and nothing reaches the grader's disk?"""
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    workdir, control = tmp_path / "w", tmp_path / "c"
+    workdir.mkdir()
+    control.mkdir()
+    (workdir / "data.txt").write_text("the student's data")
+    limits = sandbox.Limits(disk_bytes=16 << 20, cell_seconds=60, notebook_seconds=120)
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(DISK_HOG), nbformat.v4.new_code_cell("print('alive')")])
+    result = kernel.run(nb, workdir, limits, sandboxed=True, control=control, private=True)
+    printed = "".join(out.get("text", "") for cell in result.nb.cells for out in cell.outputs)
+    assert "the student's data ENOSPC ENOSPC" in printed and "alive" in printed, printed
+    assert not (workdir / "big.bin").exists() and result.applied["folder_limited"], result.applied

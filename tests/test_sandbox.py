@@ -1,0 +1,200 @@
+"""The grading sandbox: what a kernel can see and read, where the course lives, and which limits apply.
+
+Each test starts bubblewrap directly with a one-line Python program (no Jupyter kernel): the same
+command line a grading kernel gets, so the answers hold for kernels too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.autograde import sandbox
+
+READ = """
+import json, os, sys
+seen = {}
+for path in sys.argv[1:]:
+    try:
+        open(path, 'rb').read(1)
+        seen[path] = 'READ'
+    except OSError as err:
+        seen[path] = type(err).__name__
+status = open('/proc/self/status').read()
+seen['uid'] = os.getuid()
+seen['caps'] = status.split('CapEff:')[1].split()[0]
+try:
+    open('/tmp/scratch', 'w').write('x')
+    seen['/tmp'] = 'WRITABLE'
+except OSError as err:
+    seen['/tmp'] = type(err).__name__
+print(json.dumps(seen))
+"""
+
+
+def _sandboxed(tmp_path: Path, code: str, *args: str, as_root: bool | None = None, extra=()) -> dict:
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    workdir = tmp_path / "w"
+    workdir.mkdir(exist_ok=True)
+    os.chmod(workdir, 0o777)
+    argv = sandbox.bwrap_argv(workdir, sandbox.kernel_env(workdir), as_root=as_root, extra_readonly=list(extra))
+    proc = subprocess.run(argv + [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the grader runs as root only on machines where it is root")
+def test_as_root_the_kernel_is_unprivileged_and_reads_no_root_only_file(tmp_path):
+    """Graded by root, does the kernel run as an unprivileged user with no capabilities, see no
+    /etc/shadow or /etc/gshadow, and fail to read a root-only (0600) file in a folder it can see?"""
+    private = tmp_path / "in-view"
+    private.mkdir()
+    secret = private / "secret.txt"
+    secret.write_text("root only")
+    os.chmod(secret, 0o600)
+    seen = _sandboxed(tmp_path, READ, "/etc/shadow", "/etc/gshadow", str(secret), "/etc/passwd", extra=[private])
+    assert seen["uid"] != 0 and int(seen["caps"], 16) == 0, seen
+    assert seen["/etc/shadow"] == seen["/etc/gshadow"] == "FileNotFoundError", seen
+    assert seen[str(secret)] == "PermissionError", seen
+    assert seen["/etc/passwd"] == "READ" and seen["/tmp"] == "WRITABLE", seen  # what programs need is there
+
+
+def test_the_command_line_binds_only_what_a_kernel_needs_from_etc():
+    """Root or not, is /etc bound file by file from a short list (never /etc itself, shadow or gshadow),
+    and does only the root variant drop privileges inside the sandbox?"""
+    for as_root in (True, False):
+        argv = sandbox.bwrap_argv(Path("/tmp/w"), {}, as_root=as_root)
+        bound = [argv[i + 1] for i, arg in enumerate(argv) if arg in ("--ro-bind", "--bind")]
+        etc = [path for path in bound if path == "/etc" or path.startswith("/etc/")]
+        assert etc and "/etc" not in etc and all(p.split("/")[2] in sandbox.ETC_ENTRIES for p in etc), etc
+        assert not any("shadow" in path for path in bound)
+        start = argv[argv.index("--") + 1:]
+        assert (start[-2:] == [str(sandbox.KERNEL_UID), str(sandbox.KERNEL_GID)]) == as_root, start
+        assert ("--unshare-all" in argv) == (not as_root)  # a user namespace made by root maps to root
+
+
+def test_code_that_lives_under_tmp_is_visible_in_the_sandbox(tmp_path):
+    """With Python code in a folder under /tmp (a course clone or venv there), does the sandbox still
+    see it: is the private /tmp mounted before it, not over it?"""
+    assert str(tmp_path).startswith("/tmp/"), tmp_path
+    package = tmp_path / "clone" / "lib"
+    package.mkdir(parents=True)
+    (package / "course_module.py").write_text("ANSWER = 42\n")
+    code = (f"import json, os, sys; sys.path.insert(0, {str(package)!r}); import course_module; "
+            "print(json.dumps({'answer': course_module.ANSWER, 'tmp': sorted(os.listdir('/tmp'))}))")
+    seen = _sandboxed(tmp_path, code, extra=[package])
+    assert seen["answer"] == 42
+    argv = sandbox.bwrap_argv(tmp_path, {}, extra_readonly=[package])
+    tmpfs = argv.index("/tmp", argv.index("--tmpfs"))
+    assert all(i > tmpfs for i, arg in enumerate(argv) if arg.startswith("/tmp/")), argv
+
+
+def _launch(tmp_path: Path, cgroups: list[Path], code: str, limits: sandbox.Limits) -> tuple[dict, str]:
+    workdir = tmp_path / "w"
+    workdir.mkdir(exist_ok=True)
+    config = tmp_path / "launch.json"
+    sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=False, cgroups=cgroups)
+    out = subprocess.run(sandbox.launcher_argv(config) + [sys.executable, "-c", code], capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    return sandbox.read_applied(config, cgroups, False, limits), out
+
+
+def test_the_launcher_reports_the_cgroups_it_could_not_join(tmp_path):
+    """When a kernel's cgroup is gone before the launcher joins it, does the record of what was applied
+    say no cgroup limit, rather than what was intended?"""
+    gone = tmp_path / "no-such-cgroup"
+    applied, _ = _launch(tmp_path, [gone], "pass", sandbox.Limits())
+    assert applied["launched"] and applied["rlimits"] and applied["cgroup"] == [], applied
+
+
+BUSY = """
+import resource, threading, time
+def spin():
+    end = time.monotonic() + 2.0
+    while time.monotonic() < end:
+        pass
+threads = [threading.Thread(target=spin) for _ in range(2)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+print(resource.getrusage(resource.RUSAGE_SELF).ru_utime + resource.getrusage(resource.RUSAGE_SELF).ru_stime)
+"""
+
+
+def test_a_kernel_gets_no_more_than_its_cpu_share(tmp_path):
+    """With a CPU share of a fifth of a core, do two busy threads spinning for two seconds of wall time
+    get about 0.4 s of CPU between them (not the up to 4 s two free cores would give), and does the
+    record of what was applied say so?"""
+    if sandbox._cgroup_kind() is None:
+        pytest.fail("no writable cgroup on this machine: the CPU share cannot be applied (the report says so)")
+    limits = sandbox.Limits(cpu_cores=0.2)
+    cgroups = sandbox.make_cgroups(f"jbj-test-{os.getpid()}-{time.monotonic_ns()}", limits)
+    try:
+        applied, out = _launch(tmp_path, cgroups, BUSY, limits)
+    finally:
+        sandbox.remove_cgroups(cgroups)
+    assert "cpu" in applied["cgroup"], applied
+    assert float(out) < 0.8, out  # 0.2 core x 2 s, with room for the period's rounding
+
+
+CLONE_KERNEL = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+import nbformat
+from grader.autograde import kernel, sandbox
+from grader.course import repo_root
+assert str(repo_root()) == sys.argv[1], repo_root()
+tmp = Path(sys.argv[2])
+(tmp / "w").mkdir()
+(tmp / "c").mkdir()
+nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+    "import grader\\nfrom grader import checks\\nprint(grader.__file__)")])
+result = kernel.run(nb, tmp / "w", sandbox.Limits(cell_seconds=60, notebook_seconds=120), sandboxed=True,
+                    control=tmp / "c", private=True)
+print(result.reason or "".join(out.get("text", "") for out in result.nb.cells[0].outputs))
+"""
+
+
+@pytest.mark.slow
+def test_a_course_cloned_under_tmp_grades_in_the_sandbox(tmp_path):
+    """With the course's package in a clone under /tmp, does a sandboxed grading kernel start and
+    import the package from that clone (not hidden by the sandbox's private /tmp)?"""
+    import shutil
+
+    from conftest import ROOT
+
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    clone = tmp_path / "clone"
+    shutil.copytree(ROOT / "grader", clone / "grader", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "cpp", clone / "cpp")
+    (tmp_path / "run").mkdir()
+    proc = subprocess.run([sys.executable, "-c", CLONE_KERNEL, str(clone), str(tmp_path / "run")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().splitlines()[-1] == str(clone / "grader" / "__init__.py"), proc.stdout[-2000:]
+
+
+def test_cgroups_left_by_a_killed_job_are_swept(tmp_path):
+    """When a grading process dies before removing its cgroups (killed at its deadline), are they removed
+    afterwards, while those of a live process are kept?"""
+    if sandbox._cgroup_kind() is None:
+        pytest.fail("no writable cgroup on this machine: there is nothing to sweep (the report says so)")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    left = sandbox.make_cgroups(f"jbj-{dead}-{time.monotonic_ns()}", sandbox.Limits())
+    live = sandbox.make_cgroups(f"jbj-{os.getpid()}-{time.monotonic_ns()}", sandbox.Limits())
+    try:
+        assert left and all(folder.exists() for folder in left)
+        sandbox.sweep_cgroups()
+        assert not any(folder.exists() for folder in left), left
+        assert all(folder.exists() for folder in live), live
+    finally:
+        sandbox.remove_cgroups(left + live)
