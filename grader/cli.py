@@ -55,7 +55,7 @@ def _autograde(args: argparse.Namespace) -> int:
     summary = autograde(course, args.chapters or None, workers=args.workers, limits=limits,
                         students=args.student or None, require_sandbox=args.require_sandbox,
                         use_sandbox=not args.no_sandbox, feedback=not args.no_feedback,
-                        download=Path(args.source) if args.source else None)
+                        download=Path(args.source) if args.source else None, scheduler=args.scheduler)
     for line in summary.intake:
         print(line, file=sys.stderr)
     for problem in summary.problems:
@@ -101,6 +101,9 @@ def parser() -> argparse.ArgumentParser:
     auto.add_argument("--course", default=".", help="the course folder holding nbgrader_config.py (default: .)")
     auto.add_argument("--student", action="append", metavar="ID", help="grade only this student (repeatable)")
     auto.add_argument("--workers", type=int, default=None, help="submissions graded at once (default: the cores)")
+    auto.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                      help="grade on a Dask distributed cluster: each submission runs as a task on its workers "
+                           "(each needs this course checkout, its venv and bubblewrap); default: local processes")
     auto.add_argument("--cell-timeout", type=float, default=120.0, help="seconds one cell may run (default: 120)")
     auto.add_argument("--notebook-timeout", type=float, default=600.0,
                       help="seconds one notebook may run in all (default: 600)")

@@ -38,11 +38,12 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
               limits: sandbox.Limits = sandbox.Limits(), students: list[str] | None = None,
               require_sandbox: bool = False, use_sandbox: bool = True, feedback: bool = True,
               progress: bool = True, reference_cache: Path | None = None,
-              download: Path | None = None) -> Summary:
+              download: Path | None = None, scheduler: str | None = None) -> Summary:
     """Grade what is in `course`/submitted (for `chapters`, default: every chapter with submissions),
     after importing `download` (an LMS's folder or .zip) into it if given.
 
-    Reference records are cached in `reference_cache` (default: `course`/.grader)."""
+    Reference records are cached in `reference_cache` (default: `course`/.grader). With `scheduler`
+    (a Dask scheduler's address), the run stage runs on that cluster's workers (`cluster`)."""
     started = time.monotonic()
     course = Path(course).resolve()
     known = list_chapters(course)
@@ -57,11 +58,20 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     if not submitted.is_dir():
         raise CourseError(f"nothing to grade: {submitted} does not exist (collect submissions first, or pass --from)")
     pool_size = max(1, workers or os.cpu_count() or 1)
+    use_lines: list[str] = []
 
     with tempfile.TemporaryDirectory(prefix="jbj-grade-") as tmp:
-        processes = run.Workers(pool_size, Path(tmp))  # started first: they import while the rest gets ready
+        if scheduler:
+            from grader.autograde import cluster
+
+            processes, on = None, cluster.Cluster(scheduler)
+        else:  # started first: they import while the rest gets ready
+            processes, on = run.Workers(pool_size, Path(tmp)), None
         try:
-            probe = sandbox.probe()
+            if on is not None:
+                probe, pool_size = on.probe(), on.threads()
+            else:
+                probe = sandbox.probe()
             if require_sandbox and not probe.sandboxed:
                 raise CourseError(f"no sandbox can be made here: {probe.reason}")
             if not use_sandbox:
@@ -77,12 +87,22 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
             recording = gradebook.Recording(course, wanted)
             bar = report.Progress(len(jobs) + len(wanted), enabled=progress)
             # 2-3. prepare and run (in each job's own process)
-            runs, references, errors = run.run_all(course, jobs, known, Path(tmp), processes, pool_size, limits,
-                                                   probe.sandboxed, reference_cache or course / ".grader", bar.step)
+            if on is not None:
+                mode = "off" if not use_sandbox else "require" if require_sandbox else "use"
+                runs, references, errors, use = cluster.run_all(course, jobs, known, on, limits, mode,
+                                                                reference_cache or course / ".grader", bar.step)
+                use_lines = use.lines()
+            else:
+                runs, references, errors = run.run_all(course, jobs, known, Path(tmp), processes, pool_size, limits,
+                                                       probe.sandboxed, reference_cache or course / ".grader",
+                                                       bar.step)
             bar.done()
             recording.wait()
         finally:
-            processes.close()
+            if processes is not None:
+                processes.close()
+            if on is not None:
+                on.close()
 
     # 4. judge
     for job in jobs:  # read now: nbgrader's timestamp parser comes with its (slow) import
@@ -96,7 +116,7 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     # 6. report
     grades_csv, report_path, problems = report.write_all(
         course, rows, probe=probe, limits=limits, workers=pool_size, seconds=time.monotonic() - started,
-        feedback=feedback, intake=imported.lines)
+        feedback=feedback, intake=imported.lines, cluster=use_lines)
     return Summary(rows, probe.sandboxed, probe.reason, probe.cgroups, report_path, grades_csv,
                    time.monotonic() - started, intake=imported.lines, problems=problems)
 

@@ -23,7 +23,8 @@ from grader.course import grade_cells, read_notebook, run_nbgrader
 
 
 def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sandbox.Limits, workers: int,
-              seconds: float, feedback: bool, intake: list[str] = ()) -> tuple[Path, Path, list[str]]:
+              seconds: float, feedback: bool, intake: list[str] = (),
+              cluster: list[str] = ()) -> tuple[Path, Path, list[str]]:
     """grades.csv, the report, then feedback; returns their paths and what could not be written."""
     problems = []
     grades_csv = course / "grades.csv"
@@ -33,7 +34,8 @@ def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sa
     except Exception as err:  # the report below still says what happened to each submission
         problems.append(f"grades.csv could not be written ({type(err).__name__}: {err})")
     try:
-        write_report(report, rows, probe, limits, workers, seconds, course=course, intake=intake, problems=problems)
+        write_report(report, rows, probe, limits, workers, seconds, course=course, intake=intake, problems=problems,
+                     cluster=cluster)
     except Exception as err:
         problems.append(f"autograde-report.md could not be written ({type(err).__name__}: {err})")
     if feedback:
@@ -46,7 +48,7 @@ def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sa
         if problems or before != [len(r.notes) for r in rows]:  # say so in the CSV and the report too
             for write in (lambda: write_csv(grades_csv, rows),
                           lambda: write_report(report, rows, probe, limits, workers, seconds, course=course,
-                                               intake=intake, problems=problems)):
+                                               intake=intake, problems=problems, cluster=cluster)):
                 try:
                     write()
                 except Exception:
@@ -151,9 +153,10 @@ def in_kernel_points(course: Path, chapters: list[str]) -> list[str]:
 
 def write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits, workers: int,
                  seconds: float, *, course: Path | None = None, intake: list[str] = (),
-                 problems: list[str] = ()) -> Path:
+                 problems: list[str] = (), cluster: list[str] = ()) -> Path:
     lines = ["# Autograde report", ""]
     lines += applied_lines(rows, probe, limits)
+    lines += list(cluster)
     lines.append(f"Workers: {workers}. Took {seconds:.1f} s.")
     lines += [f"**{problem}**" for problem in problems]
     lines += ["", f"Submissions: {status_counts(rows)} ({len(rows)} in all).", ""]

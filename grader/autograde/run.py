@@ -127,6 +127,12 @@ def run_job(course: Path, job: Job, folder: Path, limits: sandbox.Limits, sandbo
     job_path.write_text(json.dumps(spec))
     status = workers.run({"job": str(job_path), "result": str(result_path), "log": str(log_path)},
                          limits.notebook_seconds + 120)
+    return read_result(result_path, status, log_path)
+
+
+def read_result(result_path: Path, status: int | str, log_path: Path) -> KernelRun:
+    """What a grading process left: its result file, else why there is none (`status` is its exit
+    status, or why it has none), with the last line of its log."""
     if result_path.exists():
         try:
             return KernelRun.from_dict(json.loads(result_path.read_text()))

@@ -44,16 +44,23 @@ MAX_NOTEBOOK_BYTES = 64 << 20
 JOB_MEMORY_BYTES = 6 << 30
 
 
+def notebook_too_large(path: Path) -> str | None:
+    """Why a notebook file is not read at all (its size), or None."""
+    size = path.stat().st_size if path.is_file() else 0
+    if size > MAX_NOTEBOOK_BYTES:
+        return f"the notebook file is {size >> 20} MiB, more than the {MAX_NOTEBOOK_BYTES >> 20} MiB a notebook may have"
+    return None
+
+
 def grade(job: dict) -> dict:
     """Run one submission; the result is plain data (see keys below)."""
     result = {"student": job["student"], "chapter": job["chapter"], "status": "graded", "reason": "",
               "notes": [], "records": {}, "missing": [], "stopped_at": None, "stopped_cell": None,
               "timed_out": [], "truncated": [], "seconds": 0.0}
     source = read_notebook(Path(job["source"]))
-    size = Path(job["notebook"]).stat().st_size if Path(job["notebook"]).is_file() else 0
-    if size > MAX_NOTEBOOK_BYTES:
-        result.update(status="failed", reason=f"the notebook file is {size >> 20} MiB, more than the "
-                                              f"{MAX_NOTEBOOK_BYTES >> 20} MiB a notebook may have")
+    too_large = notebook_too_large(Path(job["notebook"]))
+    if too_large:
+        result.update(status="failed", reason=too_large)
         return result
     try:
         submitted = read_notebook(Path(job["notebook"]))
