@@ -27,7 +27,6 @@ import hashlib
 import io
 import json
 import os
-import resource
 import shutil
 import signal
 import socket
@@ -43,7 +42,7 @@ from typing import Any, Callable
 from grader.autograde import sandbox
 from grader.autograde.jobs import Job, KernelRun
 from grader.autograde.run import accept_reference, cached_references, generous, read_result, reference_key
-from grader.autograde.worker import JOB_MEMORY_BYTES, MAX_COPY_BYTES, notebook_too_large
+from grader.autograde.worker import MAX_COPY_BYTES, cap_job_memory, notebook_too_large
 from grader.course import repo_root
 
 #: What decides how a notebook is graded, besides the notebook: the grading code, the C++ the
@@ -136,7 +135,7 @@ def _job_process_setup() -> None:
     """In the grading process before it starts (after fork: no imports, no locks): the same memory
     cap as a local run, and death with the worker thread that started it, so a killed worker
     leaves no job running."""
-    resource.setrlimit(resource.RLIMIT_AS, (JOB_MEMORY_BYTES, JOB_MEMORY_BYTES))
+    cap_job_memory()
     _LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 

@@ -9,12 +9,17 @@ imported the grading code once reads jobs, one JSON line each, from stdin, and f
 process per job, so each submission still runs in a process of its own without paying again
 for Python and the notebook libraries to start (about two seconds). For each job it answers
 one line with that process's exit status. A crash costs one submission, never the batch.
+
+Each job's process may use at most `JOB_MEMORY_BYTES` of address space; the environment variable
+JBJ_JOB_MEMORY_BYTES (a number of bytes, read as each job's process starts) sets another cap, as
+the tests do to reach it cheaply.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -50,6 +55,22 @@ def notebook_too_large(path: Path) -> str | None:
     if size > MAX_NOTEBOOK_BYTES:
         return f"the notebook file is {size >> 20} MiB, more than the {MAX_NOTEBOOK_BYTES >> 20} MiB a notebook may have"
     return None
+
+
+def job_memory_bytes() -> int:
+    """The address-space cap of a job's process: JBJ_JOB_MEMORY_BYTES if set, else `JOB_MEMORY_BYTES`."""
+    value = os.environ.get("JBJ_JOB_MEMORY_BYTES", "").strip()
+    return int(value) if value else JOB_MEMORY_BYTES
+
+
+def cap_job_memory() -> None:
+    """In a job's process, before it grades: lower its address space to the cap (`job_memory_bytes`).
+    Only the soft limit: the hard one stays as it was, so that the kernel's launcher can still give
+    the kernel the memory its limits ask for (more than this cap, perhaps). Safe between fork and
+    exec (no imports, no locks)."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = job_memory_bytes() if hard == resource.RLIM_INFINITY else min(job_memory_bytes(), hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
 def grade(job: dict) -> dict:
@@ -193,9 +214,7 @@ def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
         if pid == 0:  # the job's own process: nothing of it reaches the worker's pipes
             code = 1
             try:
-                import resource
-
-                resource.setrlimit(resource.RLIMIT_AS, (JOB_MEMORY_BYTES, JOB_MEMORY_BYTES))
+                cap_job_memory()
                 null = os.open(os.devnull, os.O_RDONLY)
                 log = os.open(paths["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(null, 0)
