@@ -141,8 +141,23 @@ def read_result(result_path: Path, status: int | str, log_path: Path) -> KernelR
     if isinstance(status, str):
         return KernelRun.failed(status)
     log = log_path.read_text(errors="replace") if log_path.exists() else ""
-    last = (log.strip().splitlines() or ["no message"])[-1][:300]
-    return KernelRun.failed(f"the grading process stopped with status {status}: {last}")
+    lines = log.strip().splitlines() or ["no message"]
+    how = next((words for line in lines[-5:] for sign, words in OUT_OF_MEMORY_SIGNS.items() if sign in line), None)
+    if how:
+        # Imported only now: the worker module brings the notebook libraries with it.
+        from grader.autograde.worker import job_memory_bytes, out_of_memory
+
+        return KernelRun.failed(out_of_memory(job_memory_bytes(), how))
+    return KernelRun.failed(f"the grading process stopped with status {status}: {lines[-1][:300]}")
+
+
+#: The last words of a grading process that died of its address-space cap without writing a
+#: result, and what the reason calls them: Python's MemoryError (raised again while the result
+#: was written), C++'s bad_alloc, a failed allocation's errno, or a thread whose stack could not
+#: be mapped (ZeroMQ then aborts).
+OUT_OF_MEMORY_SIGNS = {"MemoryError": "MemoryError", "std::bad_alloc": "std::bad_alloc",
+                       "Cannot allocate memory": "an allocation failed",
+                       "Resource temporarily unavailable (src/thread.cpp": "no memory to start a thread"}
 
 
 # ---- the reference runs -------------------------------------------------------------------

@@ -73,6 +73,15 @@ def cap_job_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
 
 
+def out_of_memory(cap: int | None, how: str = "MemoryError") -> str:
+    """The reason, in one line with what to do, of a job whose grading process ran out of memory
+    (`cap`: its address-space cap in bytes, None if unknown; `how`: what the process said)."""
+    limit = f"; its address space is capped at {cap >> 20} MiB" if cap else ""
+    return (f"the grading process ran out of memory ({how}{limit}) reading, preparing or running this notebook: "
+            "if the notebook holds much data or output, ask for it with its outputs cleared; otherwise raise "
+            "the cap (JBJ_JOB_MEMORY_BYTES)")
+
+
 def grade(job: dict) -> dict:
     """Run one submission; the result is plain data (see keys below)."""
     result = {"student": job["student"], "chapter": job["chapter"], "status": "graded", "reason": "",
@@ -238,6 +247,11 @@ def main(argv: list[str]) -> int:
     job = json.loads(job_path.read_text())
     try:
         result = grade(job)
+    except MemoryError:  # its own reason: "the grader failed" would read as a bug of ours
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        result = {"student": job.get("student"), "chapter": job.get("chapter"), "status": "failed",
+                  "reason": out_of_memory(None if soft == resource.RLIM_INFINITY else soft),
+                  "trace": traceback.format_exc()[-4000:]}
     except Exception as err:  # never silent: the parent reports this submission as failed, with the reason
         result = {"student": job.get("student"), "chapter": job.get("chapter"), "status": "failed",
                   "reason": f"the grader failed on this submission ({type(err).__name__}: {str(err)[:300]})",
