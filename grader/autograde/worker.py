@@ -18,6 +18,7 @@ the tests do to reach it cheaply.
 from __future__ import annotations
 
 import json
+import math
 import os
 import resource
 import shutil
@@ -53,7 +54,9 @@ def notebook_too_large(path: Path) -> str | None:
     """Why a notebook file is not read at all (its size), or None."""
     size = path.stat().st_size if path.is_file() else 0
     if size > MAX_NOTEBOOK_BYTES:
-        return f"the notebook file is {size >> 20} MiB, more than the {MAX_NOTEBOOK_BYTES >> 20} MiB a notebook may have"
+        # Rounded up to a tenth: a file just over the limit must not read as "64 MiB, more than the 64 MiB".
+        mib = math.ceil(size * 10 / (1 << 20)) / 10
+        return f"the notebook file is {mib:g} MiB, more than the {MAX_NOTEBOOK_BYTES >> 20} MiB a notebook may have"
     return None
 
 
