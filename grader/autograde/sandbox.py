@@ -328,6 +328,18 @@ def controllers(folder: Path) -> list[str]:
     return found
 
 
+def cpu_share(folder: Path) -> float | None:
+    """The share of the CPU (in cores: quota over period) a cgroup folder sets, or None if it sets none."""
+    try:
+        if _cgroup_kind() == "v1":
+            quota, period = ((Path(folder) / f"cpu.cfs_{name}_us").read_text().strip() for name in ("quota", "period"))
+        else:
+            quota, period = (Path(folder) / "cpu.max").read_text().split()
+        return int(quota) / int(period) if quota not in ("max", "-1") else None
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
+
+
 def process_limit_reached(folders: list[Path]) -> bool:
     """Did a fork or thread ever fail for the process limit of these cgroups?"""
     for folder in folders:
@@ -429,4 +441,6 @@ def read_applied(config: Path, cgroups: list[Path], sandboxed: bool, limits: Lim
     return {"launched": True, "sandbox": sandboxed, "unprivileged": sandboxed or not runs_as_root(),
             "rlimits": bool(launched.get("rlimits")),
             "cgroup": sorted({name for folder in joined for name in controllers(folder)}),
+            # The CPU share as the kernel's cgroup holds it, not as asked for (None: no share applied).
+            "cpu_cores": next((share for folder in joined if (share := cpu_share(folder)) is not None), None),
             "disk": limits.disk_bytes if sandboxed else None, "folder_limited": sandboxed and private}
