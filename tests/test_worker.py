@@ -1,0 +1,136 @@
+"""The process that grades one submission (`grader.autograde.worker`): bounds that refuse a notebook
+or stop its process end as a failed row of that submission alone, and the next job still grades.
+
+A course of one tiny chapter, whose notebook needs no JAX (its kernel starts in about a second), is
+graded through the real worker pool (`run.Workers`) with a single worker: every job after a refused
+one runs on that same worker.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.autograde import gradebook, judge, run, sandbox, worker
+from grader.autograde.jobs import Job, Row
+
+pytestmark = pytest.mark.slow  # kernels run (a second or two each)
+
+CHAPTER = "99_tiny"
+ANSWER = "def double(x):\n    return 2 * x\n"
+LIMITS = sandbox.Limits(cell_seconds=30, notebook_seconds=60, cpu_cores=0.5)
+#: The cap of a grading process in the capped batch: the tiny chapter grades in well under half of
+#: it (about 220 MiB of address space on Linux), and the hungry notebook needs more than twice it.
+SMALL_CAP = 512 << 20
+
+
+def _notebook(answer: str) -> nbformat.NotebookNode:
+    """The tiny chapter: one answer cell and the test cell that checks it, as nbgrader marks them."""
+    v4 = nbformat.v4
+    marks = {"locked": False, "schema_version": 3, "task": False}
+    cells = [v4.new_code_cell("from grader import checks"),
+             v4.new_code_cell(answer, metadata={"nbgrader": {**marks, "grade": False, "solution": True,
+                                                             "grade_id": "ex1_answer"}}),
+             v4.new_code_cell('"""Exercise 1: double."""\nwith checks.exercise(1, "double"):\n'
+                              '    checks.equal(double(2), 4, what="double(2)")',
+                              metadata={"nbgrader": {**marks, "grade": True, "solution": False, "locked": True,
+                                                     "grade_id": "ex1_test", "points": 1}})]
+    return v4.new_notebook(cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                                 "language": "python"}})
+
+
+def _oversized(path: Path) -> None:
+    """A notebook one byte over the size limit: a fine notebook, then zeros that take no disk (a sparse file)."""
+    nbformat.write(_notebook(ANSWER), path)
+    with open(path, "r+b") as f:
+        f.truncate(worker.MAX_NOTEBOOK_BYTES + 1)
+
+
+def _hungry(path: Path) -> None:
+    """A valid notebook under the size limit whose reading needs over 1 GiB: 16 million empty JSON objects
+    (3 bytes each in the file, about 70 bytes each once read) in its metadata, where the schema never looks."""
+    nb = _notebook(ANSWER)
+    nb.metadata["bulk"] = "BULK"
+    path.write_text(nbformat.writes(nb).replace('"BULK"', "[" + "{}," * 15_999_999 + "{}]", 1))
+    assert path.stat().st_size < worker.MAX_NOTEBOOK_BYTES  # so that only the memory cap can stop it
+
+
+def _fine(path: Path) -> None:
+    nbformat.write(_notebook(ANSWER), path)
+
+
+def _grade(tmp: Path, submissions: dict) -> tuple[dict[str, Row], int]:
+    """Grade `submissions` (student -> writer of the notebook) in that order on one worker, and judge
+    them as the autograde command does; returns the rows by student and how many workers were started."""
+    course = tmp / "course"
+    (course / "solutions" / CHAPTER).mkdir(parents=True)
+    nbformat.write(_notebook(ANSWER), course / "solutions" / CHAPTER / f"{CHAPTER}.ipynb")
+    jobs = []
+    for student, write in submissions.items():
+        folder = course / "submitted" / student / CHAPTER
+        folder.mkdir(parents=True)
+        write(folder / f"{CHAPTER}.ipynb")
+        jobs.append(Job(student, CHAPTER, folder / f"{CHAPTER}.ipynb"))
+    workers = run.Workers(1, tmp)
+    try:
+        runs, references, errors = run.run_all(course, jobs, [CHAPTER], tmp / "jobs", workers, 1, LIMITS,
+                                               sandbox.probe().sandboxed, course / ".grader")
+    finally:
+        workers.close()
+    assert not errors, errors
+    points = gradebook.points(course, CHAPTER)
+    rows = {job.student: judge.make_row(job, runs[job.key], references[CHAPTER], points, None) for job in jobs}
+    return rows, workers.count
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    """A notebook over the size limit, then a fine one, graded with the grader's own memory cap."""
+    return _grade(tmp_path_factory.mktemp("batch"), {"oversized": _oversized, "fine": _fine})
+
+
+@pytest.fixture(scope="module")
+def capped_batch(tmp_path_factory):
+    """A notebook whose reading needs more than a small cap of the grading process, then a fine one."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("JBJ_JOB_MEMORY_BYTES", str(SMALL_CAP))  # the pool's workers inherit it
+        return _grade(tmp_path_factory.mktemp("capped"), {"hungry": _hungry, "fine": _fine})
+
+
+def test_a_notebook_over_the_size_limit_fails_alone_and_says_why(batch):
+    """Does a notebook file larger than MAX_NOTEBOOK_BYTES end as its own failed row whose reason names
+    its size and the limit (the size larger than the limit), while the next notebook grades in full?"""
+    rows, _ = batch
+    row = rows["oversized"]
+    found = re.fullmatch(r"failed: the notebook file is ([\d.]+) MiB, more than the (\d+) MiB a notebook may have",
+                         row.status)
+    assert found, row.status
+    assert float(found[1]) > int(found[2]) == worker.MAX_NOTEBOOK_BYTES >> 20, row.status
+    assert row.score is None, row
+    assert rows["fine"].status == "graded" and rows["fine"].score == rows["fine"].max_score == 1, rows["fine"]
+
+
+def test_a_grading_process_out_of_memory_fails_alone_and_says_why(capped_batch):
+    """When reading a notebook needs more memory than its grading process may have, does that submission end
+    as a failed row whose one-line reason says the grading process ran out of memory (MemoryError, and the
+    cap) and what to do, while the same worker goes on to grade the next notebook in full?"""
+    rows, started = capped_batch
+    row = rows["hungry"]
+    assert row.status.startswith("failed: the grading process ran out of memory (MemoryError"), row.status
+    assert f"capped at {SMALL_CAP >> 20} MiB" in row.status and "outputs cleared" in row.status, row.status
+    assert "\n" not in row.status and row.score is None, row
+    assert rows["fine"].status == "graded" and rows["fine"].score == rows["fine"].max_score == 1, rows["fine"]
+    assert started == 1  # no worker died and none had to be replaced
+
+
+def test_a_graded_kernel_reports_the_cpu_share_it_ran_under(batch):
+    """Does a graded submission's record of what was applied to its kernel give the CPU quota its cgroup
+    really held, equal to the share the limits asked for?"""
+    if sandbox.probe().cgroups is None:
+        pytest.skip("the sandbox probe found no writable cgroup here, so no CPU share can be applied")
+    rows, _ = batch
+    applied = rows["fine"].applied
+    assert "cpu" in applied["cgroup"] and applied["cpu_cores"] == LIMITS.cpu_cores, applied
