@@ -1,6 +1,7 @@
-"""The run stage: each job's files are its own, whatever the student id.
+"""The run stage: each job's files are its own, whatever the student id; a job whose process died
+still has a reason that says why.
 
-A stand-in for the worker pool answers each job from its job file, so no kernel starts here.
+Stand-ins for the worker pool answer each job from its job file, so no kernel starts here.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+
+import pytest
 
 from conftest import ROOT
 from grader.autograde import run, sandbox
@@ -46,3 +49,46 @@ def test_a_student_named_like_the_reference_cannot_touch_its_files(tmp_path):
     for job in jobs:
         assert runs[job.key].records["ex1_test"]["record"]["label"] == str(job.notebook), job
     assert len(set(workers.folders)) == len(jobs) + 1
+
+
+class DeadWorkers:
+    """Answers every job as a grading process that died with `status`, leaving no result and only
+    `last_words` at the end of its log."""
+
+    def __init__(self, last_words: str, status: int):
+        self.last_words, self.status = last_words, status
+
+    def run(self, paths: dict[str, str], deadline: float) -> int:
+        Path(paths["log"]).write_text(f"Traceback (most recent call last):\n  ...\n{self.last_words}\n")
+        return self.status
+
+
+def _dead_job(tmp_path: Path, last_words: str, status: int):
+    job = Job("kim", CHAPTER, tmp_path / "submitted" / "kim" / CHAPTER / f"{CHAPTER}.ipynb")
+    folder = run.job_folder(tmp_path / "tmp", 0, reference=False)
+    return run.run_job(tmp_path / "course", job, folder, sandbox.Limits(), False, [CHAPTER],
+                       DeadWorkers(last_words, status), tmp_path / "warm")
+
+
+@pytest.mark.parametrize("last_words, how", [
+    ("Resource temporarily unavailable (src/thread.cpp:241)", "no memory to start a thread"),  # ZeroMQ's abort
+    ("MemoryError", "MemoryError"),
+    ("terminate called after throwing an instance of 'std::bad_alloc'", "std::bad_alloc"),
+])
+def test_a_grading_process_that_died_out_of_memory_says_so(tmp_path, monkeypatch, last_words, how):
+    """When a job's grading process dies of its memory cap before it can write a result (native code that
+    aborts, or a MemoryError while the result is written), does the job's reason say, in one line, that
+    the grading process ran out of memory, under which cap, and what to do?"""
+    monkeypatch.setenv("JBJ_JOB_MEMORY_BYTES", str(300 << 20))
+    result = _dead_job(tmp_path, last_words, -6)
+    assert result.status == "failed", result
+    assert result.reason.startswith(f"the grading process ran out of memory ({how}; its address space is capped "
+                                    "at 300 MiB)"), result.reason
+    assert "JBJ_JOB_MEMORY_BYTES" in result.reason and "\n" not in result.reason, result.reason
+
+
+def test_a_grading_process_that_died_otherwise_gives_its_last_words(tmp_path):
+    """When a job's grading process dies for another reason, is it not called out of memory: does the reason
+    give its exit status and the last line of its log?"""
+    result = _dead_job(tmp_path, "Fatal Python error: Segmentation fault", -11)
+    assert result.reason == "the grading process stopped with status -11: Fatal Python error: Segmentation fault"
