@@ -143,6 +143,28 @@ def test_a_kernel_gets_no_more_than_its_cpu_share(tmp_path):
     assert float(out) < 0.8, out  # 0.2 core x 2 s, with room for the period's rounding
 
 
+@pytest.mark.parametrize("cores", [0.25, 1.5])
+def test_a_kernel_reports_the_cpu_share_its_limits_asked_for(tmp_path, cores):
+    """Does the record of what was applied to a kernel give the CPU quota its cgroup really holds (quota over
+    period, read back from the cgroup), equal to the share of cores the limits asked for?"""
+    if sandbox.probe().cgroups is None:
+        pytest.skip("the sandbox probe found no writable cgroup here, so no CPU share can be applied")
+    limits = sandbox.Limits(cpu_cores=cores)
+    cgroups = sandbox.make_cgroups(f"jbj-test-{os.getpid()}-{time.monotonic_ns()}", limits)
+    try:
+        applied, _ = _launch(tmp_path, cgroups, "pass", limits)
+    finally:
+        sandbox.remove_cgroups(cgroups)
+    assert "cpu" in applied["cgroup"] and applied["cpu_cores"] == cores, applied
+
+
+def test_a_kernel_without_a_cpu_cgroup_reports_no_cpu_share(tmp_path):
+    """When a kernel joins no cgroup, does the record of what was applied say no CPU share (None), rather
+    than the share the limits asked for?"""
+    applied, _ = _launch(tmp_path, [], "pass", sandbox.Limits(cpu_cores=0.25))
+    assert applied["launched"] and applied["cpu_cores"] is None, applied
+
+
 CLONE_KERNEL = """
 import sys
 sys.path.insert(0, sys.argv[1])
