@@ -9,15 +9,16 @@ one runs on that same worker.
 from __future__ import annotations
 
 import re
+import resource
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from grader.autograde import gradebook, judge, run, sandbox, worker
+from grader.autograde import cluster, gradebook, judge, run, sandbox, worker
 from grader.autograde.jobs import Job, Row
-
-pytestmark = pytest.mark.slow  # kernels run (a second or two each)
 
 CHAPTER = "99_tiny"
 ANSWER = "def double(x):\n    return 2 * x\n"
@@ -100,6 +101,7 @@ def capped_batch(tmp_path_factory):
         return _grade(tmp_path_factory.mktemp("capped"), {"hungry": _hungry, "fine": _fine})
 
 
+@pytest.mark.slow  # kernels run (a second or two each)
 def test_a_notebook_over_the_size_limit_fails_alone_and_says_why(batch):
     """Does a notebook file larger than MAX_NOTEBOOK_BYTES end as its own failed row whose reason names
     its size and the limit (the size larger than the limit), while the next notebook grades in full?"""
@@ -113,6 +115,7 @@ def test_a_notebook_over_the_size_limit_fails_alone_and_says_why(batch):
     assert rows["fine"].status == "graded" and rows["fine"].score == rows["fine"].max_score == 1, rows["fine"]
 
 
+@pytest.mark.slow  # kernels run (a second or two each)
 def test_a_grading_process_out_of_memory_fails_alone_and_says_why(capped_batch):
     """When reading a notebook needs more memory than its grading process may have, does that submission end
     as a failed row whose one-line reason says the grading process ran out of memory (MemoryError, and the
@@ -126,6 +129,7 @@ def test_a_grading_process_out_of_memory_fails_alone_and_says_why(capped_batch):
     assert started == 1  # no worker died and none had to be replaced
 
 
+@pytest.mark.slow  # kernels run (a second or two each)
 def test_a_graded_kernel_reports_the_cpu_share_it_ran_under(batch):
     """Does a graded submission's record of what was applied to its kernel give the CPU quota its cgroup
     really held, equal to the share the limits asked for?"""
@@ -134,3 +138,26 @@ def test_a_graded_kernel_reports_the_cpu_share_it_ran_under(batch):
     rows, _ = batch
     applied = rows["fine"].applied
     assert "cpu" in applied["cgroup"] and applied["cpu_cores"] == LIMITS.cpu_cores, applied
+
+
+LIMITS_SEEN = """
+import resource
+soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+try:  # what the kernel's launcher does with a kernel memory limit of 8 GiB (--memory-mb 8192)
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+    raised = True
+except (ValueError, OSError):
+    raised = False
+print(soft, hard, raised)
+"""
+
+
+@pytest.mark.parametrize("setup", [worker.cap_job_memory, cluster._job_process_setup], ids=["local", "dask"])
+def test_the_cap_lowers_only_the_soft_limit_so_a_kernel_may_have_more(monkeypatch, setup):
+    """Does a job's process (forked by a local worker, or started for a Dask task) get the cap as its soft
+    address-space limit while keeping the hard limit it inherited, so that the kernel's launcher can still
+    give a kernel more memory than the cap?"""
+    monkeypatch.setenv("JBJ_JOB_MEMORY_BYTES", str(SMALL_CAP))
+    seen = subprocess.run([sys.executable, "-c", LIMITS_SEEN], preexec_fn=setup, capture_output=True, text=True,
+                          check=True, timeout=60).stdout.split()
+    assert seen == [str(SMALL_CAP), str(resource.getrlimit(resource.RLIMIT_AS)[1]), "True"], seen
