@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ import pytest
 
 import synthetic_class
 from conftest import CHAPTERS, ROOT
+from dask_cluster import local_cluster
 from grader.autograde import sandbox
 from grader.course import run_nbgrader
 
@@ -31,12 +33,15 @@ def _tree_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    course = tmp_path_factory.mktemp("class")
+def _grade_class(course: Path, *options: str, download: Path | None = None) -> dict:
+    """Build the synthetic class in `course` and grade it from its LMS zip (or from `download`, an
+    earlier build's, whose files carry the same times), as an instructor would."""
+    course.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "nbgrader_config.py", course)
     shutil.copytree(ROOT / "solutions", course / "solutions")
     expected = synthetic_class.build(course, ROOT)
+    if download is not None:
+        shutil.copy(download, course / "lms.zip")
     # The instructor set a due date; nbgrader creates the gradebook with `alembic` from PATH.
     run_nbgrader(["db", "assignment", "add", synthetic_class.CHAPTER, f"--duedate={synthetic_class.DUE}",
                   f"--CourseDirectory.root={course}", f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}"],
@@ -44,13 +49,18 @@ def graded(tmp_path_factory):
     submitted_before = _tree_digest(course / "submitted" / "correct")
     proc = subprocess.run([sys.executable, "-m", "grader", "autograde", "--course", str(course),
                            "--from", str(course / "lms.zip"), "--cell-timeout", "30", "--notebook-timeout", "300",
-                           "--memory-mb", "2048"], capture_output=True, text=True, timeout=3600)
+                           "--memory-mb", "2048", *options], capture_output=True, text=True, timeout=3600)
     rows = {}
     if (course / "grades.csv").exists():
         with open(course / "grades.csv", newline="") as f:
             rows = {row["student"]: row for row in csv.DictReader(f)}
     return {"course": course, "expected": expected, "proc": proc, "rows": rows,
             "submitted_before": submitted_before}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    return _grade_class(tmp_path_factory.mktemp("class"))
 
 
 pytestmark = pytest.mark.slow
@@ -119,6 +129,23 @@ def test_student_code_cannot_see_solutions_the_gradebook_or_the_network(graded):
 def test_submissions_are_never_modified(graded):
     """Is a submission folder byte for byte the same after grading?"""
     assert _tree_digest(graded["course"] / "submitted" / "correct") == graded["submitted_before"]
+
+
+def test_the_class_grades_the_same_on_a_dask_cluster(graded, tmp_path_factory):
+    """Graded on a Dask cluster (a scheduler and two workers on loopback), is grades.csv the same as
+    the local run's, with the cluster's progress shown and the scheduler and workers in the report?"""
+    folder = tmp_path_factory.mktemp("class-on-dask")
+    with local_cluster(folder / "cluster", workers=2) as dask:
+        on_dask = _grade_class(folder / "course", "--scheduler", dask.address,
+                               download=graded["course"] / "lms.zip")
+    proc = on_dask["proc"]
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (on_dask["course"] / "grades.csv").read_text() == (graded["course"] / "grades.csv").read_text()
+    steps = re.findall(r"^\[#+\] (\d+)/(\d+) ", proc.stderr, re.M)
+    assert steps and steps[-1][0] == steps[-1][1] and int(steps[-1][1]) > 30, proc.stderr[-2000:]
+    report = (on_dask["course"] / "autograde-report.md").read_text()
+    assert f"Graded on the Dask cluster at {dask.address}, by 2 worker(s):" in report, report[:2000]
+    assert "Sandbox: **on**" in report and "Graded again" not in report
 
 
 def test_gradebook_feedback_and_report_agree_with_grades_csv(graded):

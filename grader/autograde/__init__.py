@@ -98,27 +98,32 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
                                                        bar.step)
             bar.done()
             recording.wait()
+            ran = time.monotonic()
         finally:
             if processes is not None:
                 processes.close()
             if on is not None:
                 on.close()
 
+    stages = {"intake and run": ran - started}
     # 4. judge
     for job in jobs:  # read now: nbgrader's timestamp parser comes with its (slow) import
         job.timestamp, note = intake.read_timestamp(job.folder / "timestamp.txt")
         job.notes += [note] if note else []
     rows = _judge_all(course, found + imported.failed, runs, references, errors, wanted)
     rows.sort(key=lambda r: (r.chapter, r.student))
+    stages["judge"] = time.monotonic() - started - sum(stages.values())
     # 5. record
     gradebook.keep_exchange_files(course, rows)
     gradebook.write(course, rows, jobs)
+    stages["gradebook"] = time.monotonic() - started - sum(stages.values())
     # 6. report
     grades_csv, report_path, problems = report.write_all(
         course, rows, probe=probe, limits=limits, workers=pool_size, seconds=time.monotonic() - started,
         feedback=feedback, intake=imported.lines, cluster=use_lines)
+    stages["reports and feedback"] = time.monotonic() - started - sum(stages.values())
     return Summary(rows, probe.sandboxed, probe.reason, probe.cgroups, report_path, grades_csv,
-                   time.monotonic() - started, intake=imported.lines, problems=problems)
+                   time.monotonic() - started, intake=imported.lines, problems=problems, stages=stages)
 
 
 def _judge_all(course: Path, found: list[Job], runs: dict, references: dict, errors: dict,

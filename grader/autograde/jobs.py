@@ -95,3 +95,4 @@ class Summary:
     seconds: float
     intake: list[str] = field(default_factory=list)  # one line per file of an LMS download
     problems: list[str] = field(default_factory=list)  # outputs that could not be written
+    stages: dict[str, float] = field(default_factory=dict)  # seconds each stage took, in order
