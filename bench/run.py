@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import autograde_bench  # noqa: E402  (beside this file)
+import cluster_bench  # noqa: E402
 import ffi_bench  # noqa: E402
 import kernel_bench  # noqa: E402
 
@@ -102,7 +103,7 @@ def main() -> int:
                         help="runs of the class-grading comparison (default 3; each grades 3 x 20 notebooks)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "REPORT.md", help="report file")
     parser.add_argument("--reuse-grading", action="store_true",
-                        help="take the class-grading times from bench/grading-times.json (an earlier run) instead "
+                        help="take the class-grading times from bench/grading-times.json and cluster-times.json (an earlier run) instead "
                              "of measuring them again; the report says so")
     args = parser.parse_args()
 
@@ -115,6 +116,13 @@ def main() -> int:
         grading["measured_at"] = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC"
         # Kept raw beside the report, so a failure while writing it loses no measurement.
         raw.write_text(json.dumps(grading, indent=1))
+    cluster_raw = args.out.parent / "cluster-times.json"
+    if args.reuse_grading and cluster_raw.exists():
+        on_cluster = json.loads(cluster_raw.read_text())
+    else:
+        on_cluster = cluster_bench.run(max(1, args.class_repeats - 1))
+        on_cluster["measured_at"] = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC"
+        cluster_raw.write_text(json.dumps(on_cluster, indent=1))
     ffi = ffi_bench.run(args.repeats)
     (args.out.parent / "ffi-times.json").write_text(json.dumps(ffi, indent=1))
     kernels = kernel_bench.run(args.repeats)
@@ -147,6 +155,7 @@ def main() -> int:
         *ffi_bench.section(ffi),
         *kernel_bench.section(kernels),
         *grading_section(grading),
+        *cluster_bench.section(on_cluster),
     ]
     args.out.write_text("\n".join(lines))
     print("\n".join(lines))
