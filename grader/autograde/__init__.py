@@ -8,7 +8,8 @@
                 flag answer cells that reach into the grading machinery;
 3. `run`      — the reference solutions first, then every submission, each in a sandboxed
                 kernel (`sandbox`, `launch`, `kernel`, `worker`), as many at once as there are
-                workers; meanwhile the gradebook learns the chapters (`gradebook.Recording`);
+                workers; meanwhile the gradebook learns the chapters (`gradebook.Recording`).
+                With a Dask scheduler's address, `cluster` runs this stage on its workers instead;
 4. `judge`    — compare each test cell's record with the reference's, outside the kernel;
 5. `gradebook` — write the scores into nbgrader's gradebook (the record);
 6. `report`   — grades.csv and the report first, then HTML feedback.
