@@ -99,6 +99,19 @@ def test_equal_compares_element_types_in_sequences():
             checks.equal((1.0, 2), (1, 2), what="pair")
 
 
+def test_equal_names_both_classes_when_a_type_is_wrong():
+    """When equal() compares two classes with different metaclasses (NumPy's ndarray and jax.Array's
+    class), does the failure name both classes rather than their metaclasses?"""
+    import jax.numpy as jnp
+
+    with pytest.raises(checks.CheckFailed, match=r"the type: expected <class 'numpy.ndarray'>, got <class 'jaxlib\.") as err:
+        with checks.exercise(6):
+            checks.equal(type(jnp.zeros(())), np.ndarray, what="the type")
+    assert "Meta" not in str(err.value)
+    with checks.exercise(6):
+        checks.equal(type(jnp.zeros(())), type(jnp.ones(3)), what="the type")
+
+
 def test_true_needs_a_real_bool():
     """Does true() fail on a merely truthy value such as a non-empty list?"""
     with pytest.raises(checks.CheckFailed, match="must be a bool"):

@@ -50,17 +50,27 @@ def test_the_report_states_the_limits_really_applied_not_the_ones_intended(tmp_p
 
 def test_the_report_lists_flagged_cells_and_points_decided_in_the_kernel(tmp_path):
     """Does the report list answer cells flagged for review, and say per chapter how many points
-    rest on in-kernel properties (`checks.true`)?"""
+    rest on in-kernel properties (`checks.true`): some in chapter 08, none in chapter 01, whose
+    memory-sharing checks record values?"""
     import shutil
 
     from conftest import ROOT
 
     (tmp_path / "solutions").mkdir()
-    shutil.copytree(ROOT / "solutions" / "01_numpy_interop", tmp_path / "solutions" / "01_numpy_interop")
-    rows = [Row("kim", "01_numpy_interop", "graded", 10.0, 10.0, flagged=["cell 30 (from grader import checks) uses checks"])]
+    for chapter in ("01_numpy_interop", "08_autodiff_batching_rules"):
+        shutil.copytree(ROOT / "solutions" / chapter, tmp_path / "solutions" / chapter)
+    rows = [Row("kim", "01_numpy_interop", "graded", 10.0, 10.0, flagged=["cell 30 (from grader import checks) uses checks"]),
+            Row("kim", "08_autodiff_batching_rules", "graded", 10.0, 10.0)]
     text = report.write_report(tmp_path / "r.md", rows, sandbox.Probe(True, ""), LIMITS, 1, 1.0,
                                course=tmp_path).read_text()
     assert "## Flagged for review" in text and "cell 30 (from grader import checks) uses checks" in text
-    line = next(line for line in text.splitlines() if line.startswith("- 01_numpy_interop:"))
-    resting, total = line.split(": ")[1].split(" points")[0].split(" of ")
-    assert 0 < float(resting) <= float(total), line
+
+    def resting(chapter):
+        line = next(line for line in text.splitlines() if line.startswith(f"- {chapter}:"))
+        points, total = line.split(": ")[1].split(" points")[0].split(" of ")
+        return float(points), float(total), line
+
+    points, total, line = resting("08_autodiff_batching_rules")
+    assert 0 < points <= total and "_test" in line, line
+    points, total, line = resting("01_numpy_interop")
+    assert points == 0 < total and line.endswith("(`checks.true`)"), line

@@ -191,7 +191,8 @@ def equal(got: Any, expected: Any, *, what: str, hint: str | None = None) -> Non
     if _recorded("equal", got, what=str(what)[:300], hint=hint):
         return
     _count()
-    if type(got) is not type(expected):
+    # Two classes are compared as classes, whatever their metaclasses (a jax.Array's is not `type`).
+    if type(got) is not type(expected) and not (isinstance(got, type) and isinstance(expected, type)):
         _fail(f"{what} should be a {type(expected).__name__} like {_short(expected)}, "
               f"got a {type(got).__name__}: {_short(got)}", hint)
     if not _same(got, expected):
