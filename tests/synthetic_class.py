@@ -20,6 +20,20 @@ from grader.course import learner_path, solution_path
 from wrong_answers import wrong_answers
 
 CHAPTER = "00_start_here"
+
+# Four processes that keep a core busy each for four seconds, then how many cores they had on
+# average: at most the kernel's CPU share, whatever the machine has.
+CPU_HOG = """
+import resource, subprocess, sys, time
+_hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(4)]
+_start = time.monotonic()
+time.sleep(4)
+for _hog in _hogs:
+    _hog.kill()
+    _hog.wait()
+_used = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"CPU-HOG {(_used.ru_utime + _used.ru_stime) / (time.monotonic() - _start):.2f} cores")
+"""
 DUE = "2026-01-10 12:00:00 UTC"
 ON_TIME = "2026-01-09 08:00:00.000000 UTC"
 
@@ -124,6 +138,7 @@ def build(course: Path, root: Path) -> dict[str, tuple]:
         words=["was cut at the size limit"])
     add("huge-line", edited(lambda nb: _set(nb, "ex1_answer",
         "print('x' * 50_000_000)\n" + _cell(solved, "ex1_answer").source)), 8, words=["was cut at the size limit"])
+    add("cpu-hog", edited(lambda nb: _set(nb, "ex1_answer", CPU_HOG + _cell(solved, "ex1_answer").source)), 8)
     add("very-late", solved, 8, words=["late by 30 d"], timestamp="2026-02-09 12:00:00.000000 UTC")
     add("no-timestamp", solved, 8, words=["no timestamp.txt"], timestamp=None)
     add("garbage-timestamp", solved, 8, words=["timestamp.txt is unreadable"], timestamp="the day after tomorrow")

@@ -93,7 +93,7 @@ def _exercise_messages(course: Path, student: str) -> str:
 
 
 EXPECTED_STUDENTS = [
-    "correct", "blank", "wrong", "partial", "loop", "sigint-proof-loop", "memory-bomb", "many-lines", "huge-line",
+    "correct", "blank", "wrong", "partial", "loop", "cpu-hog", "sigint-proof-loop", "memory-bomb", "many-lines", "huge-line",
     "very-late", "no-timestamp", "garbage-timestamp", "duplicate-test-cell", "patched-asserts", "always-equal",
     "input-transformer", "stderr-to-stdout", "snoop", "segfault", "os-exit", "warning-in-test", "edited-test-cell",
     "deleted-test-cell", "retyped-test-cell", "changed-points", "changed-kernelspec", "malformed-json",
@@ -124,6 +124,17 @@ def test_student_code_cannot_see_solutions_the_gradebook_or_the_network(graded):
     line = next(part for part in nb.split("\\n") if "SNOOP" in part)
     assert "READ" not in line and "REACHED" not in line, line
     assert line.count("FileNotFoundError") + line.count("PermissionError") == 5, line
+
+
+def test_a_cpu_hog_gets_its_share_and_no_more(graded):
+    """Does a submission that keeps four processes busy get one core's time, so that the submissions
+    graded beside it (whose outcomes are tested above) keep theirs?"""
+    probe = sandbox.probe()
+    if not probe.cgroups:
+        pytest.fail(f"no cgroup for CPU shares on this machine: {probe.reason or 'cgroups unavailable'}")
+    nb = (graded["course"] / "autograded" / "cpu-hog" / "00_start_here" / "00_start_here.ipynb").read_text()
+    share = float(re.search(r"CPU-HOG ([0-9.]+) cores", nb).group(1))
+    assert 0 < share <= 1.25, f"the hog had {share} cores on average; its share is 1"
 
 
 def test_submissions_are_never_modified(graded):
