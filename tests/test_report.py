@@ -50,17 +50,18 @@ def test_the_report_states_the_limits_really_applied_not_the_ones_intended(tmp_p
 
 def test_the_report_lists_flagged_cells_and_points_decided_in_the_kernel(tmp_path):
     """Does the report list answer cells flagged for review, and say per chapter how many points
-    rest on in-kernel properties (`checks.true`): some in chapter 08, none in chapter 01, whose
-    memory-sharing checks record values?"""
+    rest on in-kernel properties (`checks.true`): some in chapter 12, whose thread-pool checks read
+    the learner's C++ text, none in chapters 01 and 08, whose checks record values?"""
     import shutil
 
     from conftest import ROOT
 
     (tmp_path / "solutions").mkdir()
-    for chapter in ("01_numpy_interop", "08_autodiff_batching_rules"):
+    for chapter in ("01_numpy_interop", "08_autodiff_batching_rules", "12_fast_kernels"):
         shutil.copytree(ROOT / "solutions" / chapter, tmp_path / "solutions" / chapter)
     rows = [Row("kim", "01_numpy_interop", "graded", 10.0, 10.0, flagged=["cell 30 (from grader import checks) uses checks"]),
-            Row("kim", "08_autodiff_batching_rules", "graded", 10.0, 10.0)]
+            Row("kim", "08_autodiff_batching_rules", "graded", 10.0, 10.0),
+            Row("kim", "12_fast_kernels", "graded", 10.0, 10.0)]
     text = report.write_report(tmp_path / "r.md", rows, sandbox.Probe(True, ""), LIMITS, 1, 1.0,
                                course=tmp_path).read_text()
     assert "## Flagged for review" in text and "cell 30 (from grader import checks) uses checks" in text
@@ -70,7 +71,8 @@ def test_the_report_lists_flagged_cells_and_points_decided_in_the_kernel(tmp_pat
         points, total = line.split(": ")[1].split(" points")[0].split(" of ")
         return float(points), float(total), line
 
-    points, total, line = resting("08_autodiff_batching_rules")
-    assert 0 < points <= total and "_test" in line, line
-    points, total, line = resting("01_numpy_interop")
-    assert points == 0 < total and line.endswith("(`checks.true`)"), line
+    points, total, line = resting("12_fast_kernels")
+    assert 0 < points <= total and line.endswith(": ex2_test"), line
+    for chapter in ("01_numpy_interop", "08_autodiff_batching_rules"):
+        points, total, line = resting(chapter)
+        assert points == 0 < total and line.endswith("(`checks.true`)"), line
