@@ -11,9 +11,9 @@ from conftest import CHAPTERS
 from grader.course import grade_cells, read_notebook, run_nbgrader, solution_path
 
 
-#: Plain nbgrader grades these; every chapter is graded through `grader autograde` (which writes the
-#: same gradebook) in tests/test_autograde.py (`every_chapter`). One plain chapter, one with JAX's own machinery at
-#: its heaviest, and one that compiles C++ in the kernel.
+#: Plain nbgrader grades these. Every chapter goes through `grader autograde`'s pipeline (which
+#: writes the same gradebook) in `grader check`'s tests (tests/test_check.py). One plain chapter, one
+#: with JAX's own machinery at its heaviest, and one that compiles C++ in the kernel.
 PLAIN = [ch for ch in CHAPTERS if ch.startswith(("00_", "08_", "11_"))]
 
 
