@@ -75,7 +75,9 @@ def section(data: dict) -> list[str]:
         "",
         "A scheduler and one-thread workers on loopback (this machine's cores are the workers' cores); "
         "each run grades its own copy of the same class, reference included, in a fresh process; sides "
-        f"alternated, {len(one)} runs each. Rows: {', '.join(statuses)}.",
+        f"alternated, {len(one)} runs each. Rows: {', '.join(statuses)}."
+        + (f" (Times of an earlier run, {data.get('measured_at', 'date unknown')}, reused with --reuse-grading.)"
+           if data.get("reused") else ""),
         "",
         "| workers | runs | median wall time | run stage | judge + gradebook + reports | all runs |",
         "| --- | --- | --- | --- | --- | --- |",

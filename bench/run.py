@@ -119,6 +119,7 @@ def main() -> int:
     cluster_raw = args.out.parent / "cluster-times.json"
     if args.reuse_grading and cluster_raw.exists():
         on_cluster = json.loads(cluster_raw.read_text())
+        on_cluster["reused"] = True
     else:
         on_cluster = cluster_bench.run(max(1, args.class_repeats - 1))
         on_cluster["measured_at"] = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC"
