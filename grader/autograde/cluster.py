@@ -41,8 +41,8 @@ from typing import Any, Callable
 
 from grader.autograde import sandbox
 from grader.autograde.jobs import Job, KernelRun
-from grader.autograde.run import accept_reference, cached_references, generous, read_result, reference_key
-from grader.autograde.worker import MAX_COPY_BYTES, cap_job_memory, notebook_too_large
+from grader.autograde.run import accept_reference, cached_references, generous, job_spec, read_result, reference_key
+from grader.autograde.worker import MAX_COPY_BYTES, cap_job_memory, files_within, notebook_too_large
 from grader.course import repo_root
 
 #: What decides how a notebook is graded, besides the notebook: the grading code, the C++ the
@@ -84,13 +84,7 @@ def fingerprint(root: str | None = None) -> str:
 def submission_files(notebook: Path, budget: int = MAX_COPY_BYTES) -> dict[str, bytes]:
     """The notebook, and the files beside it a kernel gets (the same cap and skips as a local run)."""
     files = {notebook.name: notebook.read_bytes()}
-    for path in sorted(notebook.parent.rglob("*")):
-        if path.is_symlink() or not path.is_file() or path == notebook:
-            continue
-        size = path.stat().st_size
-        if size > budget:
-            continue
-        budget -= size
+    for path in files_within(notebook.parent, budget, skip=notebook):
         files[str(path.relative_to(notebook.parent))] = path.read_bytes()
     return files
 
@@ -180,14 +174,10 @@ def grade_task(payload: dict, solutions: dict[str, bytes], warm: Any) -> dict:
         if warm:
             _untar_once(warm, seed)
         publish_to = tmp_path / "publish"
-        caches = {n: str((publish_to if payload["publish"] else seed) / n) for n in (".build-cache", ".jax-cache")}
         executed = tmp_path / "executed.ipynb"
-        spec = {"student": payload["student"], "chapter": chapter, "notebook": str(submission / payload["notebook"]),
-                "source": str(sources / f"{chapter}.ipynb"),
-                "other_sources": {ch: str(sources / f"{ch}.ipynb") for ch in payload["known"] if ch != chapter},
-                "executed": str(executed), "limits": payload["limits"], "sandboxed": sandboxed,
-                "seed_caches": {} if payload["publish"] else caches,
-                "publish_caches": caches if payload["publish"] else {}}
+        spec = job_spec(payload["student"], chapter, submission / payload["notebook"],
+                        {ch: sources / f"{ch}.ipynb" for ch in {*payload["known"], chapter}}, executed,
+                        payload["limits"], sandboxed, publish_to if payload["publish"] else seed, payload["publish"])
         job_path, result_path, log_path = (tmp_path / n for n in ("job.json", "result.json", "log"))
         job_path.write_text(json.dumps(spec))
         deadline = payload["limits"]["notebook_seconds"] + 120

@@ -117,17 +117,26 @@ def run_job(course: Path, job: Job, folder: Path, limits: sandbox.Limits, sandbo
     or test cell starts are copied there: they hold only what the public cells before it made."""
     chapter, student = job.chapter, job.student
     job_path, result_path, log_path = (folder / name for name in ("job.json", "result.json", "log"))
-    caches = {name: str(warm / name) for name in (".build-cache", ".jax-cache")}
-    spec = {"student": student, "chapter": chapter, "notebook": str(job.notebook),
-            "source": str(course / "solutions" / chapter / f"{chapter}.ipynb"),
-            "other_sources": {ch: str(course / "solutions" / ch / f"{ch}.ipynb") for ch in known if ch != chapter},
-            "executed": str(executed or course / "autograded" / student / chapter / f"{chapter}.ipynb"),
-            "limits": asdict(limits), "sandboxed": sandboxed,
-            "seed_caches": {} if publish else caches, "publish_caches": caches if publish else {}}
+    sources = {ch: course / "solutions" / ch / f"{ch}.ipynb" for ch in {*known, chapter}}
+    spec = job_spec(student, chapter, job.notebook, sources,
+                    executed or course / "autograded" / student / chapter / f"{chapter}.ipynb",
+                    asdict(limits), sandboxed, warm, publish)
     job_path.write_text(json.dumps(spec))
     status = workers.run({"job": str(job_path), "result": str(result_path), "log": str(log_path)},
                          limits.notebook_seconds + 120)
     return read_result(result_path, status, log_path)
+
+
+def job_spec(student: str, chapter: str, notebook: Path, sources: dict[str, Path], executed: Path, limits: dict,
+             sandboxed: bool, caches: Path, publish: bool) -> dict:
+    """What a grading process reads (`worker.grade`): the notebook, the chapter's solution (and the
+    other chapters', to name a notebook of the wrong chapter), where the executed notebook goes, and
+    the caches folder its kernel starts from, or, with `publish`, fills."""
+    folders = {name: str(caches / name) for name in (".build-cache", ".jax-cache")}
+    return {"student": student, "chapter": chapter, "notebook": str(notebook), "source": str(sources[chapter]),
+            "other_sources": {ch: str(path) for ch, path in sources.items() if ch != chapter},
+            "executed": str(executed), "limits": limits, "sandboxed": sandboxed,
+            "seed_caches": {} if publish else folders, "publish_caches": folders if publish else {}}
 
 
 def read_result(result_path: Path, status: int | str, log_path: Path) -> KernelRun:

@@ -195,17 +195,25 @@ def _publish(src: Path, dst: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _copy_submission_folder(src: Path, dst: Path) -> None:
-    """The submission's own folder (notebook and any files beside it), size-capped; symlinks skipped."""
-    dst.mkdir()
-    budget = MAX_COPY_BYTES
-    for path in sorted(src.rglob("*")):
-        if path.is_symlink() or not path.is_file():
+def files_within(folder: Path, budget: int = MAX_COPY_BYTES, skip: Path | None = None) -> list[Path]:
+    """The files of a submission's folder a kernel gets: in name order while `budget` bytes last (a
+    file too big for what is left is passed over); symlinks and `skip` left out."""
+    chosen = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink() or not path.is_file() or path == skip:
             continue
         size = path.stat().st_size
         if size > budget:
             continue
         budget -= size
+        chosen.append(path)
+    return chosen
+
+
+def _copy_submission_folder(src: Path, dst: Path) -> None:
+    """The submission's own folder (notebook and any files beside it), size-capped; symlinks skipped."""
+    dst.mkdir()
+    for path in files_within(src):
         target = dst / path.relative_to(src)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
