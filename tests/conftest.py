@@ -33,3 +33,19 @@ def build_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "build-cache"
     monkeypatch.setenv("JBJ_BUILD_CACHE", str(cache))
     return cache
+
+
+def pytest_terminal_summary(terminalreporter):
+    """After the run: per chapter, how many wrong answers the visible checks and the graded ones catch."""
+    from wrong_answers import SUMMARY
+
+    if not SUMMARY:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section("wrong answers caught (tests/wrong_answers)")
+    write(f"{'chapter':<28} {'wrong answers':>13} {'visible ❌':>10} {'graded 0':>9}")
+    for chapter in sorted(SUMMARY):
+        total, visible, graded = SUMMARY[chapter]
+        write(f"{chapter:<28} {total:>13} {visible:>10} {graded:>9}")
+    totals = [sum(values) for values in zip(*SUMMARY.values())]
+    write(f"{'all':<28} {totals[0]:>13} {totals[1]:>10} {totals[2]:>9}")

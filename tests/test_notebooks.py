@@ -1,9 +1,8 @@
 """Learner notebooks run top to bottom: every teaching cell passes, and only exercises say "not answered yet".
 
 The solution notebooks are re-run and compared output by output by nbval (see pyproject.toml);
-here the learner versions in notebooks/ are executed as a learner would first open them, and the
-self-checks are fed wrong answers (tests/wrong_answers, one notebook run per round of them) to prove
-that they fail.
+here the learner versions in notebooks/ are executed as a learner would first open them. The
+self-checks are fed wrong answers in tests/test_wrong_answers.py.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ import pytest
 from conftest import CHAPTERS
 from grader.course import grade_cells, learner_path, solution_path
 from notebook_runner import errors, execute
-from wrong_answers import wrong_answer_lists, wrong_answer_rounds
 
 STUB_LINE = "⏳ Not answered yet: replace `raise NotImplementedError()` with your answer"
 
@@ -39,60 +37,12 @@ def test_learner_notebook_fails_only_with_not_answered_yet(chapter):
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_exercise_has_a_wrong_answer_to_test(chapter):
-    """Does tests/wrong_answers/<chapter>.py give a wrong answer for every answer cell?"""
-    nb = nbformat.read(solution_path(chapter), as_version=4)
-    answers = {c.metadata.nbgrader.grade_id for c in nb.cells
-               if c.metadata.get("nbgrader", {}).get("solution")}
-    assert set(wrong_answer_lists(chapter)) == answers, f"tests/wrong_answers/{chapter}.py must cover {sorted(answers)}"
-
-
-@pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_exercise_has_two_wrong_answers(chapter):
-    """Does every answer cell have at least two plausible wrong answers, so that each self-check is
-    proven against more than one mistake (CONTRIBUTING.md, "Exercises")?"""
-    short = sorted(gid for gid, sources in wrong_answer_lists(chapter).items() if len(sources) < 2)
-    assert short == [], f"tests/wrong_answers/{chapter}.py: add a second wrong answer for {short}"
-
-
-@pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_quiz_checks_the_answers_where_the_learner_sees_it(chapter):
     """Does the visible part of every quiz check the answers themselves (salted hashes), not only their
     format, so that a wrong answer never shows ✅, with no key in the learner's notebook?"""
     nb = nbformat.read(learner_path(chapter), as_version=4)
     quiz = [c.source for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "quiz_test"]
     assert len(quiz) == 1 and "hashes=" in quiz[0] and f'salt="{chapter}"' in quiz[0] and "key=" not in quiz[0], quiz
-
-
-def wrong_answer_round_ids() -> list[tuple[str, int]]:
-    """(chapter, round) for every round of wrong answers of every chapter; round 0 for a chapter without any."""
-    return [(chapter, i) for chapter in CHAPTERS for i in range(max(1, len(wrong_answer_rounds(chapter))))]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("chapter, round_", wrong_answer_round_ids(),
-                         ids=[f"{chapter}-round{i}" for chapter, i in wrong_answer_round_ids()])
-def test_self_checks_reject_wrong_answers(chapter, round_):
-    """With the round's wrong answer in every exercise (round i: each cell's i-th, or its last), does every
-    self-check fail with expected vs got — in the learner's notebook, on the visible checks alone?"""
-    rounds = wrong_answer_rounds(chapter)
-    assert rounds, f"add tests/wrong_answers/{chapter}.py"
-    wrong = rounds[round_]
-    path = learner_path(chapter)
-    nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in wrong:
-            cell.source = wrong[grade_id]
-    found = errors(execute(nb, path.parent))
-    assert all(e.role == "test" for e in found), [(e.index, e.text[:200]) for e in found if e.role != "test"]
-    by_test = {e.grade_id: e for e in found}
-    assert set(by_test) == {c.metadata.nbgrader.grade_id for c in grade_cells(nb)}, (
-        f"round {round_}: these self-checks passed a wrong answer: "
-        f"{sorted({c.metadata.nbgrader.grade_id for c in grade_cells(nb)} - set(by_test))}")
-    for grade_id, e in by_test.items():
-        assert e.ename == "CheckFailed", (round_, grade_id, e.text)
-        assert e.text.startswith("❌ ") and 1 <= len(e.text.splitlines()) <= 2, (round_, grade_id, e.text)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)

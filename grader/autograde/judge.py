@@ -36,6 +36,7 @@ def cell_record(cell) -> tuple[dict | None, str]:
 class Verdict:
     passed: bool
     message: str  # "" when passed; otherwise one or two lines a learner can act on
+    hidden: bool = False  # the check that failed (or the code that crashed) is in the hidden region
 
 
 def judge(label: str, reference: dict, student: dict | None, why_missing: str = "") -> Verdict:
@@ -56,20 +57,21 @@ def _judge(label: str, reference: dict, student: dict) -> Verdict:
     ref_checks, got_checks = reference["checks"], student["checks"]
     for index, ref in enumerate(ref_checks):
         if index >= len(got_checks):
-            return Verdict(False, _stopped(label, student, index, len(ref_checks)))
+            return Verdict(False, _stopped(label, student, index, len(ref_checks)), student.get("hidden") is True)
         got = got_checks[index]
         if got.get("kind") != ref["kind"]:
             return Verdict(False, f"{label}: check {index + 1} ran a different check than expected "
                                   "(the test cell was changed or skipped)")
         failure = _compare(label, ref, got)
         if failure:
-            if ref.get("hidden") is True and "\nhint: " not in failure:
+            hidden = ref.get("hidden") is True
+            if hidden and "\nhint: " not in failure:
                 failure += f"\nhint: {FAILED_HIDDEN_CHECK}"
-            return Verdict(False, failure)
+            return Verdict(False, failure, hidden)
     if len(got_checks) > len(ref_checks):
         return Verdict(False, f"{label}: {len(got_checks)} checks ran instead of {len(ref_checks)}")
     if student.get("end") != "ok":
-        return Verdict(False, _stopped(label, student, len(ref_checks), len(ref_checks)))
+        return Verdict(False, _stopped(label, student, len(ref_checks), len(ref_checks)), student.get("hidden") is True)
     return Verdict(True, "")
 
 

@@ -1,5 +1,7 @@
 """Plausible wrong answers for 11_cpp_ffi, one per answer cell (see tests/wrong_answers/__init__.py)."""
 
+from wrong_answers import W
+
 # A correct min/max handler, but empty rows are refused in Python (a ValueError) instead of by an
 # ffi::Error from the handler, so no JaxRuntimeError reaches the caller.
 _ROW_MINMAX_CC = r'''
@@ -96,71 +98,78 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(SiluFwd, SiluFwdImpl, ffi::Ffi::Bind().Arg<ffi::Bu
 '''
 
 WRONG = {
-    "ex1_answer": [
-        f"row_minmax_cc = r'''{_ROW_MINMAX_CC}'''\n"
-                  "lib = grader.build(code=row_minmax_cc, name='row_minmax_wrong')\n"
-                  "jax.ffi.register_ffi_target('row_minmax_wrong', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
-                  "def row_minmax(x):\n"
-                  "    if x.shape[-1] == 0:\n"
-                  "        raise ValueError('row_minmax: rows must not be empty')\n"
-                  "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
-                  "    return jax.ffi.ffi_call('row_minmax_wrong', (spec, spec), vmap_method='broadcast_all')(x)\n",
-        f"row_minmax_cc = r'''{_ROW_MINMAX_SWAPPED_CC}'''\n"
-        "lib = grader.build(code=row_minmax_cc, name='row_minmax_swapped')\n"
-        "jax.ffi.register_ffi_target('row_minmax_swapped', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
-        "def row_minmax(x):\n"
-        "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
-        "    return jax.ffi.ffi_call('row_minmax_swapped', (spec, spec), vmap_method='broadcast_all')(x)\n",
+    'ex1_answer': [
+        W("m", 'TODO',
+          f"row_minmax_cc = r'''{_ROW_MINMAX_CC}'''\n"
+          "lib = grader.build(code=row_minmax_cc, name='row_minmax_wrong')\n"
+          "jax.ffi.register_ffi_target('row_minmax_wrong', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
+          "def row_minmax(x):\n"
+          "    if x.shape[-1] == 0:\n"
+          "        raise ValueError('row_minmax: rows must not be empty')\n"
+          "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
+          "    return jax.ffi.ffi_call('row_minmax_wrong', (spec, spec), vmap_method='broadcast_all')(x)\n"),
+        W("m", 'TODO',
+          f"row_minmax_cc = r'''{_ROW_MINMAX_SWAPPED_CC}'''\n"
+          "lib = grader.build(code=row_minmax_cc, name='row_minmax_swapped')\n"
+          "jax.ffi.register_ffi_target('row_minmax_swapped', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
+          "def row_minmax(x):\n"
+          "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
+          "    return jax.ffi.ffi_call('row_minmax_swapped', (spec, spec), vmap_method='broadcast_all')(x)\n"),
     ],
-    "ex2_answer": [
-        f"silu_cc = r'''{_SILU_CC}'''\n"
-                  "lib = grader.build(code=silu_cc, name='silu_wrong')\n"
-                  "jax.ffi.register_ffi_target('silu_fwd_wrong', jax.ffi.pycapsule(lib.cdll.SiluFwd), platform='cpu')\n"
-                  "jax.ffi.register_ffi_target('silu_bwd_wrong', jax.ffi.pycapsule(lib.cdll.SiluBwd), platform='cpu')\n"
-                  "def _kernel(x):\n"
-                  "    return jax.ffi.ffi_call('silu_fwd_wrong', jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all')(x)\n"
-                  "@jax.custom_vjp\n"
-                  "def silu_ffi(x):\n"
-                  "    return _kernel(x)\n"
-                  "silu_ffi.defvjp(lambda x: (_kernel(x), x),\n"
-                  "                lambda x, ct: (jax.ffi.ffi_call('silu_bwd_wrong', jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
-                  "                                                vmap_method='broadcast_all')(x, ct),))\n",
-        f"silu_cc = r'''{_SILU_FWD_ONLY_CC}'''\n"
-        "lib = grader.build(code=silu_cc, name='silu_fwd_only')\n"
-        "jax.ffi.register_ffi_target('silu_fwd_only', jax.ffi.pycapsule(lib.cdll.SiluFwd), platform='cpu')\n"
-        "def _kernel(x):\n"
-        "    return jax.ffi.ffi_call('silu_fwd_only', jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all')(x)\n"
-        "def _dsilu_host(x, ct):\n"
-        "    x, ct = np.asarray(x), np.asarray(ct)\n"
-        "    s = 1 / (1 + np.exp(-x))\n"
-        "    return (ct * s * (1 + x * (1 - s))).astype(np.float32)\n"
-        "@jax.custom_vjp\n"
-        "def silu_ffi(x):\n"
-        "    return _kernel(x)\n"
-        "silu_ffi.defvjp(lambda x: (_kernel(x), x),\n"
-        "                lambda x, ct: (jax.pure_callback(_dsilu_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, ct,\n"
-        "                                                 vmap_method='broadcast_all'),))\n",
+    'ex2_answer': [
+        W("m", 'TODO',
+          f"silu_cc = r'''{_SILU_CC}'''\n"
+          "lib = grader.build(code=silu_cc, name='silu_wrong')\n"
+          "jax.ffi.register_ffi_target('silu_fwd_wrong', jax.ffi.pycapsule(lib.cdll.SiluFwd), platform='cpu')\n"
+          "jax.ffi.register_ffi_target('silu_bwd_wrong', jax.ffi.pycapsule(lib.cdll.SiluBwd), platform='cpu')\n"
+          "def _kernel(x):\n"
+          "    return jax.ffi.ffi_call('silu_fwd_wrong', jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all')(x)\n"
+          "@jax.custom_vjp\n"
+          "def silu_ffi(x):\n"
+          "    return _kernel(x)\n"
+          "silu_ffi.defvjp(lambda x: (_kernel(x), x),\n"
+          "                lambda x, ct: (jax.ffi.ffi_call('silu_bwd_wrong', jax.ShapeDtypeStruct(x.shape, x.dtype),\n"
+          "                                                vmap_method='broadcast_all')(x, ct),))\n"),
+        W("m", 'TODO',
+          f"silu_cc = r'''{_SILU_FWD_ONLY_CC}'''\n"
+          "lib = grader.build(code=silu_cc, name='silu_fwd_only')\n"
+          "jax.ffi.register_ffi_target('silu_fwd_only', jax.ffi.pycapsule(lib.cdll.SiluFwd), platform='cpu')\n"
+          "def _kernel(x):\n"
+          "    return jax.ffi.ffi_call('silu_fwd_only', jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all')(x)\n"
+          "def _dsilu_host(x, ct):\n"
+          "    x, ct = np.asarray(x), np.asarray(ct)\n"
+          "    s = 1 / (1 + np.exp(-x))\n"
+          "    return (ct * s * (1 + x * (1 - s))).astype(np.float32)\n"
+          "@jax.custom_vjp\n"
+          "def silu_ffi(x):\n"
+          "    return _kernel(x)\n"
+          "silu_ffi.defvjp(lambda x: (_kernel(x), x),\n"
+          "                lambda x, ct: (jax.pure_callback(_dsilu_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, ct,\n"
+          "                                                 vmap_method='broadcast_all'),))\n"),
     ],
-    # The batching rule leaves the batch axis where it is, also when it is the axis the kernel normalises.
-    "ex3_answer": [
-        "rms_norm_prim_p = Primitive('rms_norm_prim')\n"
-                  "rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: jax.core.ShapedArray(x.shape, x.dtype))\n"
-                  "mlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering('rms_norm'), platform='cpu')\n"
-                  "rms_norm_prim_p.def_impl(partial(xla.apply_primitive, rms_norm_prim_p))\n"
-                  "batching.primitive_batchers[rms_norm_prim_p] = lambda args, dims, *, eps: (rms_norm_prim_p.bind(args[0], eps=eps), dims[0])\n",
-        # The batch is moved out of the last axis, but the rule reports the old position of the batch.
-        "rms_norm_prim_p = Primitive('rms_norm_prim')\n"
-        "rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: jax.core.ShapedArray(x.shape, x.dtype))\n"
-        "mlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering('rms_norm'), platform='cpu')\n"
-        "rms_norm_prim_p.def_impl(partial(xla.apply_primitive, rms_norm_prim_p))\n"
-        "def _batch(args, dims, *, eps):\n"
-        "    x, d = args[0], dims[0]\n"
-        "    moved = jnp.moveaxis(x, d, 0) if d == x.ndim - 1 else x\n"
-        "    return rms_norm_prim_p.bind(moved, eps=eps), d\n"
-        "batching.primitive_batchers[rms_norm_prim_p] = _batch\n",
+    'ex3_answer': [
+        W("m", 'The batching rule leaves the batch axis where it is, also when it is the axis the kernel normalises.',
+          "rms_norm_prim_p = Primitive('rms_norm_prim')\n"
+          "rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: jax.core.ShapedArray(x.shape, x.dtype))\n"
+          "mlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering('rms_norm'), platform='cpu')\n"
+          "rms_norm_prim_p.def_impl(partial(xla.apply_primitive, rms_norm_prim_p))\n"
+          "batching.primitive_batchers[rms_norm_prim_p] = lambda args, dims, *, eps: (rms_norm_prim_p.bind(args[0], eps=eps), dims[0])\n"),
+        W("m", 'The batch is moved out of the last axis, but the rule reports the old position of the batch.',
+          "rms_norm_prim_p = Primitive('rms_norm_prim')\n"
+          "rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: jax.core.ShapedArray(x.shape, x.dtype))\n"
+          "mlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering('rms_norm'), platform='cpu')\n"
+          "rms_norm_prim_p.def_impl(partial(xla.apply_primitive, rms_norm_prim_p))\n"
+          "def _batch(args, dims, *, eps):\n"
+          "    x, d = args[0], dims[0]\n"
+          "    moved = jnp.moveaxis(x, d, 0) if d == x.ndim - 1 else x\n"
+          "    return rms_norm_prim_p.bind(moved, eps=eps), d\n"
+          "batching.primitive_batchers[rms_norm_prim_p] = _batch\n"),
     ],
-    # q1: believes a Python float is narrowed to float32 as arrays are.
-    "quiz_answer": ['q1 = "a"\nq2 = "a"\nq3 = "b"\nq4 = "c"\n',
-                    # q4: believes lowering looks the target up.
-                    'q1 = "b"\nq2 = "a"\nq3 = "b"\nq4 = "b"\n'],
+    'quiz_answer': [
+        W("m", 'q1: believes a Python float is narrowed to float32 as arrays are.',
+          'q1 = "a"\nq2 = "a"\nq3 = "b"\nq4 = "c"\n'),
+        W("m", 'q4: believes lowering looks the target up.',
+          'q1 = "b"\nq2 = "a"\nq3 = "b"\nq4 = "b"\n'),
+    ],
 }
+

@@ -1,5 +1,7 @@
 """Plausible wrong answers for 12_fast_kernels, per answer cell (see tests/wrong_answers/__init__.py)."""
 
+from wrong_answers import W
+
 # Exercise 1 -----------------------------------------------------------------------------------
 
 # One float running sum: right for short rows, too inaccurate over 2**20 terms (section 4's pitfall).
@@ -141,49 +143,55 @@ _PACKAGED_RMS_NORM = (
 )
 
 WRONG = {
-    "ex1_answer": [
-        # Not an FFI call at all: the jnp version XLA fuses (accurate, but not what was asked).
-        "def row_l2_normalize(x, eps=1e-6):\n"
-        "    return x / jnp.sqrt(jnp.sum(x * x, axis=-1, keepdims=True) + eps)\n",
-        _l2_answer(_L2_SINGLE_SUM_CC, "ex1_single_sum"),
-        _l2_answer(_L2_NO_TAIL_CC, "ex1_no_tail"),
+    'ex1_answer': [
+        W("m", 'Not an FFI call at all: the jnp version XLA fuses (accurate, but not what was asked).',
+          "def row_l2_normalize(x, eps=1e-6):\n"
+          "    return x / jnp.sqrt(jnp.sum(x * x, axis=-1, keepdims=True) + eps)\n"),
+        W("m", 'TODO',
+          _l2_answer(_L2_SINGLE_SUM_CC, "ex1_single_sum")),
+        W("m", 'TODO',
+          _l2_answer(_L2_NO_TAIL_CC, "ex1_no_tail")),
     ],
-    "ex2_answer": [
-        # Right values on the pool, but no input_output_aliases: XLA gives the result a new buffer.
-        _scale_rows_answer(_SCALE_ROWS_POOL_CC, "ex2_no_alias", aliases=False, donate=True),
-        _scale_rows_answer(_SCALE_ROWS_STD_THREAD_CC, "ex2_std_thread", aliases=True, donate=True),
-        # Aliased, but not donated: XLA must keep the caller's x, so it copies it first.
-        _scale_rows_answer(_SCALE_ROWS_POOL_CC, "ex2_no_donation", aliases=True, donate=False),
+    'ex2_answer': [
+        W("m", 'Right values on the pool, but no input_output_aliases: XLA gives the result a new buffer.',
+          _scale_rows_answer(_SCALE_ROWS_POOL_CC, "ex2_no_alias", aliases=False, donate=True)),
+        W("m", 'TODO',
+          _scale_rows_answer(_SCALE_ROWS_STD_THREAD_CC, "ex2_std_thread", aliases=True, donate=True)),
+        W("m", "Aliased, but not donated: XLA must keep the caller's x, so it copies it first.",
+          _scale_rows_answer(_SCALE_ROWS_POOL_CC, "ex2_no_donation", aliases=True, donate=False)),
     ],
-    "ex3_answer": [
-        # Registers under the bare names, ignoring the prefix.
-        "def register_module(module, prefix):\n"
-        "    names = []\n"
-        "    for name, capsule in module.registrations().items():\n"
-        "        jax.ffi.register_ffi_target(name, capsule, platform='cpu')\n"
-        "        names.append(name)\n"
-        "    return sorted(names)\n"
-        "jax.ffi.register_ffi_target('ex3.rms_norm_fast_fwd', jbj_fast_kernels.registrations()['rms_norm_fast_fwd'], platform='cpu')\n"
-        + _PACKAGED_RMS_NORM +
-        "def _bwd(eps, res, ct):\n"
-        "    scale, x = res\n"
-        "    return (jax.ffi.ffi_call('rms_norm_fast_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32),\n"
-        "                             vmap_method='broadcast_all')(scale, x, ct),)\n"
-        "rms_norm_packaged.defvjp(_fwd, _bwd)\n",
-        # The backward pass written in jnp: right values, but the package's backward kernel is never called.
-        "def register_module(module, prefix):\n"
-        "    for name, capsule in module.registrations().items():\n"
-        "        jax.ffi.register_ffi_target(prefix + name, capsule, platform='cpu')\n"
-        "    return sorted(prefix + name for name in module.registrations())\n"
-        + _PACKAGED_RMS_NORM +
-        "def _bwd(eps, res, ct):\n"
-        "    scale, x = res\n"
-        "    s = scale[..., None]\n"
-        "    return (s * ct - s ** 3 / x.shape[-1] * jnp.sum(ct * x, axis=-1, keepdims=True) * x,)\n"
-        "rms_norm_packaged.defvjp(_fwd, _bwd)\n",
+    'ex3_answer': [
+        W("m", 'Registers under the bare names, ignoring the prefix.',
+          "def register_module(module, prefix):\n"
+          "    names = []\n"
+          "    for name, capsule in module.registrations().items():\n"
+          "        jax.ffi.register_ffi_target(name, capsule, platform='cpu')\n"
+          "        names.append(name)\n"
+          "    return sorted(names)\n"
+          "jax.ffi.register_ffi_target('ex3.rms_norm_fast_fwd', jbj_fast_kernels.registrations()['rms_norm_fast_fwd'], platform='cpu')\n"
+          + _PACKAGED_RMS_NORM +
+          "def _bwd(eps, res, ct):\n"
+          "    scale, x = res\n"
+          "    return (jax.ffi.ffi_call('rms_norm_fast_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32),\n"
+          "                             vmap_method='broadcast_all')(scale, x, ct),)\n"
+          "rms_norm_packaged.defvjp(_fwd, _bwd)\n"),
+        W("m", "The backward pass written in jnp: right values, but the package's backward kernel is never called.",
+          "def register_module(module, prefix):\n"
+          "    for name, capsule in module.registrations().items():\n"
+          "        jax.ffi.register_ffi_target(prefix + name, capsule, platform='cpu')\n"
+          "    return sorted(prefix + name for name in module.registrations())\n"
+          + _PACKAGED_RMS_NORM +
+          "def _bwd(eps, res, ct):\n"
+          "    scale, x = res\n"
+          "    s = scale[..., None]\n"
+          "    return (s * ct - s ** 3 / x.shape[-1] * jnp.sum(ct * x, axis=-1, keepdims=True) * x,)\n"
+          "rms_norm_packaged.defvjp(_fwd, _bwd)\n"),
     ],
-    # q1: believes donation alone makes the handler write in place; q3: believes more threads help
-    # a kernel whose time is the fresh output's page faults.
-    "quiz_answer": ['q1 = "a"\nq2 = "c"\nq3 = "c"\n',
-                    'q1 = "b"\nq2 = "c"\nq3 = "a"\n'],
+    'quiz_answer': [
+        W("m", "q1: believes donation alone makes the handler write in place; q3: believes more threads help a kernel whose time is the fresh output's page faults.",
+          'q1 = "a"\nq2 = "c"\nq3 = "c"\n'),
+        W("m", 'TODO',
+          'q1 = "b"\nq2 = "c"\nq3 = "a"\n'),
+    ],
 }
+

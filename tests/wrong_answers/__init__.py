@@ -1,48 +1,91 @@
 """Plausible wrong answers for every answer cell of every chapter, in `<chapter>.py` files.
 
-Each file defines `WRONG = {grade_id of an answer cell: wrong answers}`, where the wrong answers are
-one source string or a list of them (CONTRIBUTING.md asks for at least two per exercise, the
-chapter's own named pitfalls first). The tests feed them to the self-checks in rounds: round i puts the i-th wrong answer of each
-answer cell (its last one when it has fewer) into the learner's notebook, and every self-check must
-fail with a readable CheckFailed, not a crash or "not answered yet", so each wrong answer is proven
-to fail a visible check. `grader check` and the autograder are given the first wrong answer of a
-cell (one wrong answer must cost exactly that exercise's points). A wrong answer should be a mistake
-a learner could make, not a blank.
+Each file defines `WRONG = {grade_id of an answer cell: [W(class, why, source), ...]}`: at least four
+wrong answers per answer cell, quizzes included, each a mistake a learner could make (not a blank),
+with the class of mistake it is and a line saying what it gets wrong. `APPLIES` names, per answer
+cell, the classes of mistake that apply to its exercise; the corpus must hold one of each.
+
+`tests/test_wrong_answers.py` grades them all with the hidden checks (`grading.py`): each must lose
+its own exercise's points and only those, and every class but concurrency must already fail a
+visible check in the learner's notebook. Write a wrong answer from the exercise's text, before
+reading its checks: the checks are then made to catch it.
 """
 
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).parent
 
+#: The classes of mistake, by letter (the issue that asked for the corpus names them the same way).
+CLASSES = {
+    "a": "ignores a cotangent's values (right only for .sum(), an all-ones cotangent)",
+    "b": "ignores or fixes a parameter on one of its paths (eager, jit, vmap, a second call)",
+    "c": "right only at the visible inputs (shapes, 0-d, odd sizes, batch axes, dtypes, large values)",
+    "d": "takes a forbidden route (jnp, NumPy, jax.vjp, a Python callback, instead of what is taught)",
+    "e": "a rule missing that shows only under composition (vmap of grad, grad of grad, vmap_method)",
+    "f": "concurrency (work scheduled and not waited for, state shared between calls)",
+    "g": "hard-coded to the values the visible checks use",
+    "m": "a misconception of what the chapter teaches (its named pitfalls, a misread task, a quiz answer)",
+}
 
-def wrong_answer_lists(chapter: str) -> dict[str, list[str]]:
-    """The WRONG table of `chapter` with every entry as a list of sources, or {} when it has no file yet."""
+#: Every class but concurrency must fail a check the learner can see, before grading: a race may
+#: show only on the grader's inputs.
+VISIBLE = set(CLASSES) - {"f"}
+
+
+@dataclass(frozen=True)
+class W:
+    """One wrong answer: its class (a key of CLASSES), what it gets wrong, and its source."""
+
+    klass: str
+    why: str
+    source: str
+
+    def __post_init__(self):
+        if self.klass not in CLASSES:
+            raise ValueError(f"unknown class {self.klass!r} for a wrong answer ({self.why}); use one of {''.join(CLASSES)}")
+        if not self.why.strip() or "\n" in self.why.strip():
+            raise ValueError(f"a wrong answer needs a one-line why: {self.why!r}")
+
+
+def _module(chapter: str):
     path = HERE / f"{chapter}.py"
     if not path.exists():
-        return {}
+        return None
     spec = importlib.util.spec_from_file_location(f"wrong_answers_{chapter}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def corpus(chapter: str) -> dict[str, list[W]]:
+    """The WRONG table of `chapter` ({} when it has no file yet)."""
+    module = _module(chapter)
+    if module is None:
+        return {}
     table = {}
-    for grade_id, sources in module.WRONG.items():
-        sources = [sources] if isinstance(sources, str) else list(sources)
-        if not sources or not all(isinstance(s, str) for s in sources):
-            raise TypeError(f"tests/wrong_answers/{chapter}.py: {grade_id} needs a source or a list of sources")
-        table[grade_id] = sources
+    for grade_id, items in module.WRONG.items():
+        items = list(items)
+        if not items or not all(isinstance(item, W) for item in items):
+            raise TypeError(f"tests/wrong_answers/{chapter}.py: {grade_id} needs a list of W(class, why, source)")
+        table[grade_id] = items
     return table
 
 
+def applies(chapter: str) -> dict[str, str]:
+    """The classes of mistake that apply to each answer cell of `chapter`, as letters."""
+    module = _module(chapter)
+    return dict(getattr(module, "APPLIES", {})) if module is not None else {}
+
+
 def wrong_answers(chapter: str) -> dict[str, str]:
-    """The first wrong answer of each answer cell of `chapter` (its named pitfall), or {} when it has no file yet."""
-    return {grade_id: sources[0] for grade_id, sources in wrong_answer_lists(chapter).items()}
+    """The first wrong answer of each answer cell of `chapter`, as source ({} when it has no file yet)."""
+    return {grade_id: items[0].source for grade_id, items in corpus(chapter).items()}
 
 
-def wrong_answer_rounds(chapter: str) -> list[dict[str, str]]:
-    """One table per round: round i holds the i-th wrong answer of each cell, or its last when it has fewer."""
-    lists = wrong_answer_lists(chapter)
-    rounds = max((len(sources) for sources in lists.values()), default=0)
-    return [{grade_id: sources[min(i, len(sources) - 1)] for grade_id, sources in lists.items()}
-            for i in range(rounds)]
+#: Filled by tests/test_wrong_answers.py, printed at the end of the test run (see conftest.py):
+#: chapter -> (wrong answers, caught by a visible check, caught when graded).
+SUMMARY: dict[str, tuple[int, int, int]] = {}

@@ -1,0 +1,86 @@
+"""Every wrong answer in tests/wrong_answers loses its own exercise's points, and only those, when
+graded with the hidden checks; every class of mistake but concurrency fails a visible check first.
+
+One kernel per chapter runs the reference once and grades each wrong answer in its place
+(tests/wrong_answers/grading.py); tests/test_check.py grades a sample through the real autograder.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from conftest import CHAPTERS
+from grader.course import solution_path
+from wrong_answers import CLASSES, SUMMARY, VISIBLE, applies, corpus
+from wrong_answers.grading import ChapterGrader
+
+#: Wrong answers per answer cell, at least.
+AT_LEAST = 4
+
+
+def answer_cells(chapter: str) -> list[str]:
+    nb = nbformat.read(solution_path(chapter), as_version=4)
+    return [c.metadata.nbgrader.grade_id for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_answer_cell_has_a_corpus_covering_its_classes(chapter):
+    """Does every answer cell have at least four wrong answers, each naming its class and what it
+    gets wrong, covering every class of mistake declared to apply to its exercise?"""
+    table, classes = corpus(chapter), applies(chapter)
+    cells = answer_cells(chapter)
+    assert set(table) == set(cells), f"tests/wrong_answers/{chapter}.py must cover exactly {cells}"
+    assert set(classes) == set(cells), f"tests/wrong_answers/{chapter}.py: APPLIES must name the classes of {cells}"
+    problems = []
+    for gid in cells:
+        items = table[gid]
+        if len(items) < AT_LEAST:
+            problems.append(f"{gid}: {len(items)} wrong answers, at least {AT_LEAST} are needed")
+        unknown = set(classes[gid]) - set(CLASSES)
+        if unknown:
+            problems.append(f"{gid}: APPLIES names unknown classes {sorted(unknown)}")
+        missing = set(classes[gid]) - {item.klass for item in items}
+        if missing:
+            problems.append(f"{gid}: no wrong answer of class {', '.join(sorted(missing))}, which APPLIES says applies")
+        undeclared = {item.klass for item in items} - set(classes[gid])
+        if undeclared:
+            problems.append(f"{gid}: wrong answers of class {', '.join(sorted(undeclared))}, which APPLIES does not list")
+        sources = [item.source for item in items]
+        if len(set(sources)) != len(sources):
+            problems.append(f"{gid}: the same wrong answer twice")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_wrong_answers_lose_their_points_and_only_those(chapter):
+    """Graded with the hidden checks, does each wrong answer lose its own exercise's points, and no
+    other exercise's? Does every one not about concurrency already fail a visible self-check, in a
+    line or two with expected and got (CheckFailed), in the learner's notebook?"""
+    table = corpus(chapter)
+    grader = ChapterGrader(chapter)
+    try:
+        outcomes = [outcome for gid, items in table.items() for outcome in grader.grade(gid, items)]
+    finally:
+        grader.close()
+    SUMMARY[chapter] = (len(outcomes), sum(1 for o in outcomes if o.visible and not o.visible.passed),
+                        sum(1 for o in outcomes if not o.graded.passed))
+    problems = []
+    for o in outcomes:
+        name = f"{o.answer}[{o.index}] ({o.klass}: {o.why[:90]})"
+        if o.problem:
+            problems.append(f"{name}: {o.problem}; a wrong answer must not stop the notebook")
+        if o.graded.passed:
+            problems.append(f"{name}: earned full marks when graded")
+        for gid, verdict in o.others.items():
+            if not verdict.passed:
+                problems.append(f"{name}: also cost {gid}: {verdict.message.splitlines()[0]}")
+        if o.klass in VISIBLE and o.visible is not None:
+            if o.visible.passed:
+                problems.append(f"{name}: passes every visible check"
+                                + (" (caught only by a hidden check)" if not o.graded.passed else ""))
+            elif o.visible.ename != "CheckFailed" or not 1 <= len(o.visible.message.splitlines()) <= 2:
+                problems.append(f"{name}: the self-check says {o.visible.ename}: {o.visible.message[:200]!r}, "
+                                "not a failed check in a line or two")
+    assert not problems, f"{len(problems)} problems in {chapter}:\n" + "\n".join(problems)

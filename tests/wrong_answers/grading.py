@@ -1,0 +1,307 @@
+"""Grade every wrong answer of a chapter with the hidden checks, in one kernel.
+
+A chapter's corpus (`tests/wrong_answers/<chapter>.py`) holds a few hundred wrong answers in all;
+running the notebook once per wrong answer would take hours. Instead one kernel runs the chapter's
+reference solution once, top to bottom, with every test cell run as the autograder runs it
+(expected values stripped, the checks recording; `grader.autograde.prepare.strip_expected`) to get
+the reference records. Then, for each wrong answer, in that same kernel:
+
+1. the wrong answer runs in place of the reference answer;
+2. the learner's test cell (visible checks only, as released) runs with the checks judging in
+   the kernel: what the learner sees in their notebook;
+3. the instructor's test cell runs as the autograder runs it, and its record is judged against the
+   reference record by `grader.autograde.judge.judge`: the graded verdict, hidden checks included,
+   with the failing check's place (visible or hidden);
+4. every later cell that reads a name the answer cell defines (a later exercise that builds on
+   this one) runs again, its test cells graded the same way, so that a wrong answer is seen to
+   cost its own exercise's points and only those;
+5. the reference answer runs again, and so do those later cells, which restores the kernel.
+
+A separate test (`tests/test_check.py`) grades a sample through the real autograder, to prove the
+two agree. If the kernel dies or a cell runs past its time, the kernel is started again and the
+reference replayed, and the verdict says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import queue
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from grader.autograde.judge import cell_record, judge
+from grader.autograde.prepare import strip_expected
+from grader.course import ANSI, cell_title, learner_path, solution_path
+from grader.notebook import record
+
+#: One cell may take this long; a wrong answer that hangs (a pool never joined, a deadlock) is
+#: interrupted after it, as the autograder interrupts a cell.
+CELL_SECONDS = 300.0
+
+
+@dataclass
+class CellRun:
+    """What one execution in the kernel gave."""
+
+    ename: str = ""  # the exception's class name, "" when nothing was raised
+    evalue: str = ""  # its message, colour codes removed
+    stdout: str = ""
+    records: list[dict] = field(default_factory=list)  # the checks' records (grading mode)
+    died: str = ""  # why the kernel is gone or was stopped ("" when it is well)
+
+
+class Kernel:
+    """One IPython kernel in `cwd`, fed code cell by cell (as a notebook would be)."""
+
+    def __init__(self, cwd: Path):
+        from jupyter_client.manager import KernelManager
+
+        env = {k: v for k, v in os.environ.items() if k != record.ENV}
+        env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+        self.km = KernelManager(kernel_name="python3")
+        # The kernel's own stderr (a warning about its transport) is not the chapter's output.
+        self.km.start_kernel(cwd=str(cwd), env=env, stderr=subprocess.DEVNULL)
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        self.kc.wait_for_ready(timeout=120)
+
+    def run(self, code: str, timeout: float = CELL_SECONDS) -> CellRun:
+        out = CellRun()
+        msg_id = self.kc.execute(code, store_history=True, allow_stdin=False)
+        deadline = time.monotonic() + timeout
+        while True:
+            if time.monotonic() > deadline:
+                out.died = f"the cell ran longer than {timeout:g} s"
+                return out
+            try:
+                msg = self.kc.get_iopub_msg(timeout=1.0)
+            except queue.Empty:
+                if not self.km.is_alive():
+                    out.died = "the kernel died (a crash in native code, or os._exit)"
+                    return out
+                continue
+            if msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "stream" and content.get("name") == "stdout":
+                out.stdout += content.get("text", "")
+            elif kind == "display_data" and record.MIME in content.get("data", {}):
+                out.records.append(content["data"][record.MIME])
+            elif kind == "error":
+                out.ename = content.get("ename", "")
+                out.evalue = ANSI.sub("", str(content.get("evalue", ""))).strip()
+            elif kind == "status" and content.get("execution_state") == "idle":
+                return out
+
+    def shutdown(self) -> None:
+        try:
+            self.kc.stop_channels()
+        finally:
+            self.km.shutdown_kernel(now=True)
+
+
+@dataclass
+class Verdict:
+    """How one test cell judged what it was given."""
+
+    passed: bool
+    message: str = ""  # "" when passed: the first failure, as the learner would read it
+    hidden: bool = False  # the failing check is a hidden one
+    ename: str = ""  # visible runs: the exception the self-check raised (CheckFailed, ...)
+
+
+@dataclass
+class Outcome:
+    """What one wrong answer got."""
+
+    answer: str  # grade_id of its answer cell
+    index: int  # its place in that cell's list
+    klass: str
+    why: str
+    visible: Verdict | None = None  # the learner's self-check, visible checks only
+    graded: Verdict | None = None  # its own test cell, graded as the autograder does
+    others: dict[str, Verdict] = field(default_factory=dict)  # later test cells that were graded again
+    problem: str = ""  # the kernel died or a cell ran too long
+
+
+def defined_names(source: str) -> set[str]:
+    """Names a cell binds at top level, and the keys of tables it assigns into (`table[p] = ...`)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names: set[str] = set()
+
+    def targets(node: ast.AST) -> None:
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for element in node.elts:
+                targets(element)
+        elif isinstance(node, ast.Subscript):
+            names.update(n.id for n in ast.walk(node.slice) if isinstance(n, ast.Name))
+
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                targets(target)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets(node.target)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
+def used_names(source: str) -> set[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+
+
+def _role(cell) -> str:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return "test" if meta.get("grade") else "answer" if meta.get("solution") else "other"
+
+
+class ChapterGrader:
+    """One chapter's reference in a kernel, and wrong answers graded against it."""
+
+    def __init__(self, chapter: str):
+        self.chapter = chapter
+        self.solution = nbformat.read(solution_path(chapter), as_version=4)
+        learner = nbformat.read(learner_path(chapter), as_version=4)
+        self.visible = {c.metadata.nbgrader.grade_id: c.source for c in learner.cells if _role(c) == "test"}
+        self.cells = [c for c in self.solution.cells if c.cell_type == "code"]
+        self.cwd = learner_path(chapter).parent
+        self.reference: dict[str, dict] = {}
+        self.kernel: Kernel | None = None
+        self.restarts = 0
+
+    # ---- running cells -----------------------------------------------------------------
+
+    def _gid(self, cell) -> str:
+        return cell.metadata.get("nbgrader", {}).get("grade_id", "")
+
+    def _title(self, cell) -> str:
+        return cell_title(cell).split(":")[0]
+
+    def _graded(self, cell) -> tuple[Verdict, CellRun]:
+        """Run test cell `cell` as the autograder does and judge its record against the reference's."""
+        self.kernel.run(f"__import__('os').environ[{record.ENV!r}] = '1'")
+        run = self.kernel.run(strip_expected(cell.source))
+        if not run.died:
+            self.kernel.run(f"__import__('os').environ.pop({record.ENV!r}, None)")
+        if run.died:
+            return Verdict(False, f"{self._title(cell)}: {run.died}"), run
+        fake = nbformat.v4.new_code_cell()
+        fake.outputs = [nbformat.v4.new_output("display_data", data={record.MIME: r}) for r in run.records]
+        student, why = cell_record(fake)
+        gid = self._gid(cell)
+        if gid not in self.reference:  # the reference run itself
+            return Verdict(student is not None and student.get("end") == "ok", why), run
+        verdict = judge(self._title(cell), self.reference[gid], student, why)
+        return Verdict(verdict.passed, verdict.message, verdict.hidden), run
+
+    def _visible(self, gid: str) -> Verdict:
+        """The learner's self-check cell, judged in the kernel as in their notebook."""
+        run = self.kernel.run(self.visible[gid])
+        if run.died:
+            return Verdict(False, run.died, ename="died")
+        if run.ename:
+            return Verdict(False, run.evalue, ename=run.ename)
+        if "✅" not in run.stdout:
+            return Verdict(False, "the self-check did not print its ✅ line", ename="")
+        return Verdict(True)
+
+    def start(self) -> None:
+        """A fresh kernel that has run the whole reference solution, test cells graded."""
+        if self.kernel is not None:
+            self.kernel.shutdown()
+            self.restarts += 1
+        self.kernel = Kernel(self.cwd)
+        for index, cell in enumerate(self.cells):
+            if _role(cell) == "test":
+                verdict, run = self._graded(cell)
+                gid = self._gid(cell)
+                if not verdict.passed:
+                    raise AssertionError(f"{self.chapter}: the reference fails {gid}: {verdict.message or run.evalue}")
+                self.reference.setdefault(gid, run.records[0])
+            else:
+                run = self.kernel.run(cell.source)
+                if run.died or (run.ename and _role(cell) == "answer"):
+                    raise AssertionError(f"{self.chapter}: reference cell {index} failed: {run.died or run.evalue}")
+
+    def _later_cells(self, answer_index: int, names: set[str]) -> list:
+        """The cells after the answer's test cell that read any of `names`, and every cell after the
+        first of them (they may build on one another), or [] when none does."""
+        later = self.cells[answer_index + 1:]
+        own_test = next((i for i, c in enumerate(later) if _role(c) == "test"), -1)
+        rest = later[own_test + 1:]
+        first = next((i for i, c in enumerate(rest) if used_names(c.source) & names), None)
+        return [] if first is None else rest[first:]
+
+    def grade(self, answer_gid: str, wrong: list) -> list[Outcome]:
+        """Grade each of `wrong` (objects with .klass, .why, .source) in place of `answer_gid`."""
+        if self.kernel is None:
+            self.start()
+        index = next(i for i, c in enumerate(self.cells) if self._gid(c) == answer_gid)
+        answer = self.cells[index]
+        test = next(c for c in self.cells[index + 1:] if _role(c) == "test")
+        test_gid = self._gid(test)
+        outcomes = []
+        for number, item in enumerate(wrong):
+            outcome = Outcome(answer_gid, number, item.klass, item.why)
+            names = defined_names(answer.source) | defined_names(item.source)
+            later = self._later_cells(index, names)
+            try:
+                run = self.kernel.run(item.source)
+                if run.died:
+                    raise _Died(run.died)
+                outcome.visible = self._visible(test_gid)
+                if outcome.visible.ename == "died":
+                    raise _Died(outcome.visible.message)
+                outcome.graded, run = self._graded(test)
+                if run.died:
+                    raise _Died(run.died)
+                for cell in later:
+                    if _role(cell) == "test":
+                        outcome.others[self._gid(cell)], run = self._graded(cell)
+                    else:
+                        run = self.kernel.run(cell.source)
+                    if run.died:
+                        raise _Died(run.died)
+                # Back to the reference: its answer, then what was run again after it.
+                for cell in [answer, *later]:
+                    if _role(cell) != "test":
+                        run = self.kernel.run(cell.source)
+                        if run.died or run.ename and _role(cell) == "answer":
+                            raise _Died(f"the reference answer failed after a wrong one: {run.died or run.evalue}")
+            except _Died as died:
+                outcome.problem = str(died)
+                if outcome.graded is None:
+                    outcome.graded = Verdict(False, f"{self._title(test)}: {died}")
+                self.start()
+            outcomes.append(outcome)
+        # The reference passes again: nothing a wrong answer did is left behind.
+        verdict, _ = self._graded(test)
+        if not verdict.passed:
+            raise AssertionError(f"{self.chapter}: after its wrong answers, the reference fails {test_gid}: {verdict.message}")
+        return outcomes
+
+    def close(self) -> None:
+        if self.kernel is not None:
+            self.kernel.shutdown()
+            self.kernel = None
+
+
+class _Died(Exception):
+    pass
