@@ -123,6 +123,23 @@ def grade_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
             if cell.get("metadata", {}).get("nbgrader", {}).get("grade") and cell.cell_type == "code"]
 
 
+#: The lines that open and close a test cell's hidden region (nbgrader's markers).
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+
+
+def visible_source(source: str) -> str:
+    """A test cell's source as learners get it: without its hidden region (what nbgrader releases)."""
+    keep, hidden = [], False
+    for line in source.splitlines():
+        if line.strip() == BEGIN_HIDDEN:
+            hidden = True
+        elif line.strip() == END_HIDDEN:
+            hidden = False
+        elif not hidden:
+            keep.append(line)
+    return "\n".join(keep)
+
+
 def cell_title(cell: nbformat.NotebookNode) -> str:
     """A graded cell's title: the first line of its docstring, else its grade_id."""
     source = cell.source.lstrip()

@@ -69,6 +69,8 @@ def test_wrong_answers_lose_their_points_and_only_those(chapter):
     problems = []
     for o in outcomes:
         name = f"{o.answer}[{o.index}] ({o.klass}: {o.why[:90]})"
+        if o.answer_error:
+            problems.append(f"{name}: its answer cell raised {o.answer_error}; a wrong answer must run and define its names")
         if o.problem:
             problems.append(f"{name}: {o.problem}; a wrong answer must not stop the notebook")
         if o.graded.passed:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from grader.course import cell_title, grade_cells
+from grader.course import BEGIN_HIDDEN, END_HIDDEN, cell_title, grade_cells, visible_source
 
 #: checks.<name>(...) calls whose expected value is removed, by position and keyword.
 EXPECTED_ARGUMENTS = {"close": (1, "expected"), "equal": (1, "expected"), "answers": (None, "key")}
@@ -41,7 +41,7 @@ class _StripExpected(ast.NodeTransformer):
         return node
 
 
-HIDDEN_MARKERS = {"### BEGIN HIDDEN TESTS": True, "### END HIDDEN TESTS": False}
+HIDDEN_MARKERS = {BEGIN_HIDDEN: True, END_HIDDEN: False}
 
 
 def _mark_hidden(source: str) -> str:
@@ -224,15 +224,7 @@ def _title(cell) -> str:
 
 def _is_release_of(released: str, instructor: str) -> bool:
     """The learner's copy of a test cell is the instructor's without the hidden region."""
-    lines, keep, hidden = instructor.splitlines(), [], False
-    for line in lines:
-        if line.strip() == "### BEGIN HIDDEN TESTS":
-            hidden = True
-        elif line.strip() == "### END HIDDEN TESTS":
-            hidden = False
-        elif not hidden:
-            keep.append(line)
-    return released.strip() == "\n".join(keep).strip()
+    return released.strip() == visible_source(instructor).strip()
 
 
 def looks_like(submitted: nbformat.NotebookNode, source: nbformat.NotebookNode) -> bool:

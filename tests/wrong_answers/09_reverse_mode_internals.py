@@ -4,6 +4,13 @@ from wrong_answers import W
 
 WRONG = {
     'ex1_answer': [
+        W("d", "returns jax.vjp itself, the function the exercise rebuilds",
+          "def vjp_via_linearize(f, *primals):\n"
+          "    return jax.vjp(f, *primals)\n"),
+        W("d", "linearizes for the output, then takes the backward function from jax.vjp",
+          "def vjp_via_linearize(f, *primals):\n"
+          "    out, _ = jax.linearize(f, *primals)\n"
+          "    return out, jax.vjp(f, *primals)[1]\n"),
         W("m", 'Right values, but the backward function linearizes again on every call, so f runs in the backward pass: reverse mode should only replay the linear program recorded once.',
           'def vjp_via_linearize(f, *primals):\n'
           '    out = f(*primals)\n'

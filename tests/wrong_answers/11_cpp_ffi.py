@@ -97,6 +97,41 @@ static ffi::Error SiluFwdImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F3
 XLA_FFI_DEFINE_HANDLER_SYMBOL(SiluFwd, SiluFwdImpl, ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
 '''
 
+# The backward kernel computes the derivative but never reads the cotangent ct_y.
+_SILU_NO_CT_CC = _SILU_CC.replace(
+    "ct_x->typed_data()[i] = ct_y.typed_data()[i] * Sigmoid(x.typed_data()[i]);",
+    "{ const float s = Sigmoid(x.typed_data()[i]); ct_x->typed_data()[i] = s * (1.0f + x.typed_data()[i] * (1.0f - s)); }")
+assert _SILU_NO_CT_CC != _SILU_CC
+
+
+def _silu_answer(cc: str, name: str) -> str:
+    """An answer to exercise 2 around the C++ `cc`, its targets named after `name`."""
+    return (f"silu_cc = r'''{cc}'''\n"
+            f"lib = grader.build(code=silu_cc, name='{name}')\n"
+            f"jax.ffi.register_ffi_target('{name}_fwd', jax.ffi.pycapsule(lib.cdll.SiluFwd), platform='cpu')\n"
+            f"jax.ffi.register_ffi_target('{name}_bwd', jax.ffi.pycapsule(lib.cdll.SiluBwd), platform='cpu')\n"
+            "@jax.custom_vjp\n"
+            "def silu_ffi(x):\n"
+            f"    return jax.ffi.ffi_call('{name}_fwd', jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all')(x)\n"
+            "def silu_ffi_fwd(x):\n"
+            "    return silu_ffi(x), x\n"
+            "def silu_ffi_bwd(x, ct_y):\n"
+            f"    return (jax.ffi.ffi_call('{name}_bwd', jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all')(x, ct_y),)\n"
+            "silu_ffi.defvjp(silu_ffi_fwd, silu_ffi_bwd)\n")
+
+
+_RMS_NORM_PRIM_HEAD = (
+    "rms_norm_prim_p = Primitive('rms_norm_prim')\n"
+    "rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: jax.core.ShapedArray(x.shape, x.dtype))\n"
+    "mlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering('rms_norm'), platform='cpu')\n"
+    "def _batch(args, dims, *, eps):\n"
+    "    x, d = args[0], dims[0]\n"
+    "    if d == x.ndim - 1:\n"
+    "        x, d = jnp.moveaxis(x, d, 0), 0\n"
+    "    return rms_norm_prim_p.bind(x, eps=eps), d\n"
+    "batching.primitive_batchers[rms_norm_prim_p] = _batch\n"
+)
+
 WRONG = {
     'ex1_answer': [
         W("m", 'TODO',
@@ -117,6 +152,8 @@ WRONG = {
           "    return jax.ffi.ffi_call('row_minmax_swapped', (spec, spec), vmap_method='broadcast_all')(x)\n"),
     ],
     'ex2_answer': [
+        W("a", "the backward kernel computes σ(x)(1 + x(1 − σ(x))) and never multiplies by the cotangent ct_y",
+          _silu_answer(_SILU_NO_CT_CC, "silu_no_ct")),
         W("m", 'TODO',
           f"silu_cc = r'''{_SILU_CC}'''\n"
           "lib = grader.build(code=silu_cc, name='silu_wrong')\n"
@@ -148,6 +185,12 @@ WRONG = {
           "                                                 vmap_method='broadcast_all'),))\n"),
     ],
     'ex3_answer': [
+        W("b", "the eager implementation recomputes RMSNorm in jnp with eps fixed at 1e-5 (jit passes eps to the kernel, eager ignores it)",
+          _RMS_NORM_PRIM_HEAD +
+          "rms_norm_prim_p.def_impl(lambda x, *, eps: x / jnp.sqrt(jnp.mean(x * x, axis=-1, keepdims=True) + 1e-5))\n"),
+        W("d", "the eager implementation is jnp that reads eps: right values, but eager calls never reach the C++ kernel",
+          _RMS_NORM_PRIM_HEAD +
+          "rms_norm_prim_p.def_impl(lambda x, *, eps: x / jnp.sqrt(jnp.mean(x * x, axis=-1, keepdims=True) + eps))\n"),
         W("m", 'The batching rule leaves the batch axis where it is, also when it is the axis the kernel normalises.',
           "rms_norm_prim_p = Primitive('rms_norm_prim')\n"
           "rms_norm_prim_p.def_abstract_eval(lambda x, *, eps: jax.core.ShapedArray(x.shape, x.dtype))\n"

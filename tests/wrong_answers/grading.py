@@ -6,7 +6,9 @@ reference solution once, top to bottom, with every test cell run as the autograd
 (expected values stripped, the checks recording; `grader.autograde.prepare.strip_expected`) to get
 the reference records. Then, for each wrong answer, in that same kernel:
 
-1. the wrong answer runs in place of the reference answer;
+1. what the reference answer defined is removed (its names, and the entries it put in JAX's rule
+   tables), the exercise's own setup cells run again, and the wrong answer runs in their place, so
+   that nothing of the reference's can stand in for a part the wrong answer left out;
 2. the learner's test cell (visible checks only, as released) runs with the checks judging in
    the kernel: what the learner sees in their notebook;
 3. the instructor's test cell runs as the autograder runs it, and its record is judged against the
@@ -16,6 +18,10 @@ the reference records. Then, for each wrong answer, in that same kernel:
    this one) runs again, its test cells graded the same way, so that a wrong answer is seen to
    cost its own exercise's points and only those;
 5. the reference answer runs again, and so do those later cells, which restores the kernel.
+
+From the command line, for a chapter's authors (prints one line per wrong answer):
+
+    .venv/bin/python tests/wrong_answers/grading.py CHAPTER [ANSWER_ID ...]
 
 A separate test (`tests/test_check.py`) grades a sample through the real autograder, to prove the
 two agree. If the kernel dies or a cell runs past its time, the kernel is started again and the
@@ -36,7 +42,7 @@ import nbformat
 
 from grader.autograde.judge import cell_record, judge
 from grader.autograde.prepare import strip_expected
-from grader.course import ANSI, cell_title, learner_path, solution_path
+from grader.course import ANSI, cell_title, learner_path, solution_path, visible_source
 from grader.notebook import record
 
 #: One cell may take this long; a wrong answer that hangs (a pool never joined, a deadlock) is
@@ -127,6 +133,7 @@ class Outcome:
     graded: Verdict | None = None  # its own test cell, graded as the autograder does
     others: dict[str, Verdict] = field(default_factory=dict)  # later test cells that were graded again
     problem: str = ""  # the kernel died or a cell ran too long
+    answer_error: str = ""  # the wrong answer's own cell raised (it then defines nothing)
 
 
 def defined_names(source: str) -> set[str]:
@@ -159,6 +166,36 @@ def defined_names(source: str) -> set[str]:
     return names
 
 
+def forget_code(source: str) -> str:
+    """Code that removes what answer `source` defined: the names it binds at top level (imports
+    aside, which the chapter's setup may share) and the entries it assigns into tables."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    names, entries = [], []
+
+    def targets(node: ast.AST) -> None:
+        if isinstance(node, ast.Name):
+            names.append(node.id)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for element in node.elts:
+                targets(element)
+        elif isinstance(node, ast.Subscript):
+            entries.append(f"{ast.unparse(node.value)}.pop({ast.unparse(node.slice)}, None)")
+
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                targets(target)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets(node.target)
+    lines = [f"for _name in {sorted(set(names))!r}:", "    globals().pop(_name, None)", "del _name", *entries]
+    return "\n".join(lines)
+
+
 def used_names(source: str) -> set[str]:
     try:
         tree = ast.parse(source)
@@ -178,8 +215,7 @@ class ChapterGrader:
     def __init__(self, chapter: str):
         self.chapter = chapter
         self.solution = nbformat.read(solution_path(chapter), as_version=4)
-        learner = nbformat.read(learner_path(chapter), as_version=4)
-        self.visible = {c.metadata.nbgrader.grade_id: c.source for c in learner.cells if _role(c) == "test"}
+        self.visible = {c.metadata.nbgrader.grade_id: visible_source(c.source) for c in self.solution.cells if _role(c) == "test"}
         self.cells = [c for c in self.solution.cells if c.cell_type == "code"]
         self.cwd = learner_path(chapter).parent
         self.reference: dict[str, dict] = {}
@@ -240,6 +276,22 @@ class ChapterGrader:
                 if run.died or (run.ename and _role(cell) == "answer"):
                     raise AssertionError(f"{self.chapter}: reference cell {index} failed: {run.died or run.evalue}")
 
+    def _setup_cells(self, answer_index: int) -> list:
+        """The exercise's own code cells before its answer cell: after the previous test cell, or
+        after the first exercise's heading for the first exercise."""
+        start = 0
+        for i in range(answer_index - 1, -1, -1):
+            if _role(self.cells[i]) == "test":
+                start = i + 1
+                break
+        else:
+            heading = next((i for i, c in enumerate(self.solution.cells)
+                            if c.cell_type == "markdown" and "### Exercise" in c.source), None)
+            if heading is not None:
+                positions = {id(c): i for i, c in enumerate(self.solution.cells)}
+                start = next((i for i, c in enumerate(self.cells) if positions[id(c)] > heading), answer_index)
+        return [c for c in self.cells[start:answer_index] if _role(c) == "other"]
+
     def _later_cells(self, answer_index: int, names: set[str]) -> list:
         """The cells after the answer's test cell that read any of `names`, and every cell after the
         first of them (they may build on one another), or [] when none does."""
@@ -257,15 +309,23 @@ class ChapterGrader:
         answer = self.cells[index]
         test = next(c for c in self.cells[index + 1:] if _role(c) == "test")
         test_gid = self._gid(test)
+        setup = self._setup_cells(index)
         outcomes = []
         for number, item in enumerate(wrong):
             outcome = Outcome(answer_gid, number, item.klass, item.why)
             names = defined_names(answer.source) | defined_names(item.source)
             later = self._later_cells(index, names)
             try:
+                self.kernel.run(forget_code(answer.source))
+                for cell in setup:
+                    run = self.kernel.run(cell.source)
+                    if run.died or run.ename:
+                        raise _Died(f"a setup cell of the exercise failed: {run.died or run.evalue}")
                 run = self.kernel.run(item.source)
                 if run.died:
                     raise _Died(run.died)
+                if run.ename:
+                    outcome.answer_error = f"{run.ename}: {(run.evalue.splitlines() or [''])[0][:200]}"
                 outcome.visible = self._visible(test_gid)
                 if outcome.visible.ename == "died":
                     raise _Died(outcome.visible.message)
@@ -279,8 +339,8 @@ class ChapterGrader:
                         run = self.kernel.run(cell.source)
                     if run.died:
                         raise _Died(run.died)
-                # Back to the reference: its answer, then what was run again after it.
-                for cell in [answer, *later]:
+                # Back to the reference: its setup and answer, then what was run again after it.
+                for cell in [*setup, answer, *later]:
                     if _role(cell) != "test":
                         run = self.kernel.run(cell.source)
                         if run.died or run.ename and _role(cell) == "answer":
@@ -305,3 +365,51 @@ class ChapterGrader:
 
 class _Died(Exception):
     pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Grade a chapter's corpus (or some answer cells of it) and print each wrong answer's verdicts."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for `wrong_answers`
+    from wrong_answers import VISIBLE, corpus
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        print(__doc__)
+        return 2
+    chapter, only = args[0], set(args[1:])
+    grader = ChapterGrader(chapter)
+    bad = 0
+    try:
+        started = time.monotonic()
+        grader.start()
+        print(f"{chapter}: reference run in {time.monotonic() - started:.0f} s")
+        for gid, items in corpus(chapter).items():
+            if only and gid not in only:
+                continue
+            for o in grader.grade(gid, items):
+                visible = "-" if o.visible is None else "pass" if o.visible.passed else o.visible.ename or "fail"
+                graded = "FULL MARKS" if o.graded.passed else "0 (hidden)" if o.graded.hidden else "0"
+                ok = (not o.graded.passed and not o.problem and not o.answer_error
+                      and all(v.passed for v in o.others.values())
+                      and (o.klass not in VISIBLE or (o.visible is not None and o.visible.ename == "CheckFailed")))
+                bad += not ok
+                print(f"{'ok ' if ok else 'BAD'} {gid}[{o.index}] {o.klass}  visible: {visible:<12} graded: {graded:<10} {o.why[:70]}")
+                for label, verdict in (("visible", o.visible), ("graded", o.graded)):
+                    if verdict is not None and not verdict.passed:
+                        print(f"      {label}: {verdict.message.splitlines()[0][:160] if verdict.message else ''}")
+                for other, verdict in o.others.items():
+                    if not verdict.passed:
+                        print(f"      also cost {other}: {verdict.message.splitlines()[0][:140]}")
+                for note in (o.problem, o.answer_error):
+                    if note:
+                        print(f"      {note[:200]}")
+    finally:
+        grader.close()
+    print(f"{bad} wrong answers need attention")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
