@@ -86,3 +86,35 @@ def test_wrong_answers_lose_their_points_and_only_those(chapter):
                 problems.append(f"{name}: the self-check says {o.visible.ename}: {o.visible.message[:200]!r}, "
                                 "not a failed check in a line or two")
     assert not problems, f"{len(problems)} problems in {chapter}:\n" + "\n".join(problems)
+
+
+#: The chapter whose sample is graded both ways (a chapter of rules and transformations, quick to grade).
+AGREEMENT_CHAPTER = "09_reverse_mode_internals"
+
+
+@pytest.mark.slow
+def test_corpus_grading_agrees_with_the_autograder(tmp_path):
+    """With the last wrong answer of every answer cell of a chapter in one notebook, does the real
+    autograder (`grader check`, hidden checks included) give each exercise the same verdict, with the
+    same words, as the corpus grading in one kernel?"""
+    from grader.check import score
+
+    chapter = AGREEMENT_CHAPTER
+    sample = {gid: items[-1] for gid, items in corpus(chapter).items()}
+    grader = ChapterGrader(chapter)
+    try:
+        one_kernel = {gid: grader.grade(gid, [item])[0] for gid, item in sample.items()}
+    finally:
+        grader.close()
+    nb = nbformat.read(solution_path(chapter), as_version=4)
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid in sample:
+            cell.source = sample[gid].source
+    path = tmp_path / f"{chapter}.ipynb"
+    nbformat.write(nb, path)
+    graded = {r.grade_id: r for r in score(path)}
+    for gid, outcome in one_kernel.items():
+        row = graded[gid.replace("_answer", "_test")]
+        assert not outcome.graded.passed and row.points == 0, (gid, row, outcome.graded)
+        assert row.message == outcome.graded.message, (gid, row.message, outcome.graded.message)
