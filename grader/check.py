@@ -123,7 +123,11 @@ def score_visible(notebook: Path) -> list[ExerciseScore]:
         results.append(ExerciseScore(meta["grade_id"], title, 0.0 if message else most, most, message,
                                      visible_only=True))
     if run.reason:
-        results.append(ExerciseScore("", "note", 0.0, 0.0, run.reason, visible_only=True))
+        where = ""
+        if run.stopped_at is not None:
+            first = next((line.strip() for line in run.nb.cells[run.stopped_at].source.splitlines() if line.strip()), "")
+            where = f" in cell {run.stopped_at}: {first[:80]}"
+        results.append(ExerciseScore("", "note", 0.0, 0.0, run.reason + where, visible_only=True))
     return results
 
 

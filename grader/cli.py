@@ -38,11 +38,13 @@ def resolve_notebook(arg: str) -> Path:
 
 def _check(args: argparse.Namespace) -> int:
     from grader.check import format_table, score
+    from grader.course import chapter_of
 
     notebook = resolve_notebook(args.notebook)
     results = score(notebook)
-    print(format_table(notebook.stem, results))
-    return 0
+    print(format_table(chapter_of(notebook), results))
+    # 1: the notebook stopped early (its kernel died or ran out of time); the table says where.
+    return 1 if any(not r.grade_id for r in results) else 0
 
 
 def _autograde(args: argparse.Namespace) -> int:

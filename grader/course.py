@@ -105,16 +105,36 @@ def released_chapters(root: Path | None = None) -> list[str]:
 
 
 def chapter_of(path: Path, root: Path | None = None) -> str:
-    """The chapter a notebook belongs to, from its file name; UsageError if there is none.
+    """The chapter a notebook belongs to; UsageError if there is none.
 
-    The chapters are those of solutions/ and, in a class where learners have no solutions/,
-    of notebooks/."""
+    Its file name says so when it is a chapter id; a renamed copy (JupyterLab's "Duplicate" makes
+    `01_numpy_interop-Copy1.ipynb`) is known by its self-check cells, whose first lines are the
+    chapter's. The chapters are those of solutions/ and, in a class where learners have no
+    solutions/, of notebooks/."""
+    root = root or repo_root()
     name = Path(path).stem
     known = sorted(set(chapters(root)) | set(released_chapters(root)))
-    if name not in known:
-        raise UsageError(f"{Path(path).name} is not a chapter of this course; the chapters are: "
-                         + ", ".join(f"{c}.ipynb" for c in known))
-    return name
+    if name in known:
+        return name
+    firsts = _self_check_firsts(read_notebook(path))
+    shared = {}
+    for chapter in known:
+        reference = solution_path(chapter, root)
+        reference = reference if reference.is_file() else learner_path(chapter, root)
+        try:
+            shared[chapter] = len(firsts & _self_check_firsts(read_notebook(reference)))
+        except UsageError:
+            continue
+    best = max(shared, key=shared.get, default=None)
+    if best is None or shared[best] == 0:
+        raise UsageError(f"{Path(path).name} is not a chapter of this course (neither its name nor its self-check "
+                         "cells are a chapter's); the chapters are: " + ", ".join(f"{c}.ipynb" for c in known))
+    return best
+
+
+def _self_check_firsts(nb: nbformat.NotebookNode) -> set[str]:
+    """The first lines of a notebook's self-check cells (their docstrings)."""
+    return {cell.source.strip().splitlines()[0] for cell in grade_cells(nb) if cell.source.strip()}
 
 
 def grade_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:

@@ -29,7 +29,8 @@ def run_check(*args: str) -> subprocess.CompletedProcess:
      and d / "01_numpy_interop.ipynb", "does not follow the notebook format"),
     (lambda d: (d / "01_numpy_interop.ipynb").write_text('{"cells": [], "nbformat": 4, "nbformat_minor": "5", "metadata": {}}')
      and d / "01_numpy_interop.ipynb", "does not follow the notebook format"),
-    (lambda d: shutil.copy(solution_path("00_start_here"), d / "99_mystery.ipynb"), "is not a chapter of this course"),
+    (lambda d: nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")]), d / "99_mystery.ipynb")
+     or d / "99_mystery.ipynb", "is not a chapter of this course"),
 ])
 def test_unusable_input_exits_2_with_a_clear_message(tmp_path, setup, fragment):
     """Do a missing file, a non-notebook, malformed JSON, a wrong schema and an unknown chapter each exit 2 with a reason?"""
@@ -105,12 +106,28 @@ def test_a_dead_kernel_keeps_the_points_before_it_and_says_why(tmp_path):
         cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex2_answer")
         cell.source = "import os\nos._exit(3)\n"
     proc = run_check(str(_edited_solution(tmp_path, "00_start_here", die)))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
     assert any(line.startswith("Exercise 1") and " 2 / 2 " in line for line in lines), proc.stdout
     assert any(line.startswith("Exercise 2") and " 0 / 2 " in line and "the kernel exited with status 3" in line
                for line in lines), proc.stdout
-    assert lines[-1].startswith("note: the kernel exited with status 3"), proc.stdout
+    # The note names the cell that killed the kernel, by its number and first line.
+    assert lines[-1].startswith("note: the kernel exited with status 3 in cell ") and "import os" in lines[-1], proc.stdout
+
+
+def test_a_renamed_copy_is_known_by_its_self_checks(tmp_path):
+    """Is JupyterLab's duplicate `01_numpy_interop-Copy1.ipynb` known as chapter 01 by its self-check
+    cells, while a notebook with no chapter's self-checks is still refused?"""
+    from grader.course import chapter_of
+    from grader.errors import UsageError
+
+    copy = tmp_path / "01_numpy_interop-Copy1.ipynb"
+    shutil.copy(learner_path("01_numpy_interop"), copy)
+    assert chapter_of(copy) == "01_numpy_interop"
+    other = tmp_path / "notes-Copy1.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")]), other)
+    with pytest.raises(UsageError, match="is not a chapter of this course"):
+        chapter_of(other)
 
 
 @pytest.mark.slow
@@ -214,12 +231,14 @@ def test_without_solutions_one_wrong_answer_costs_exactly_its_points(tmp_path):
 
 
 def test_without_solutions_unusable_input_still_exits_2(tmp_path):
-    """Without solutions/, is a notebook of no chapter still refused with exit 2 and a reason?"""
+    """Without solutions/, is a notebook of no chapter (no chapter's name, none of its self-checks) still refused?"""
     from grader.errors import UsageError
 
     course, notebook = _class_course(tmp_path)
     other = notebook.with_name("99_mystery.ipynb")
-    shutil.copy(notebook, other)
+    nb = nbformat.read(notebook, as_version=4)
+    nb.cells = [cell for cell in nb.cells if not cell.metadata.get("nbgrader", {}).get("grade")]
+    nbformat.write(nb, other)
     with pytest.raises(UsageError, match="is not a chapter of this course"):
         score(other, root=course)
 
