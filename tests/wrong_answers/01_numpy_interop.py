@@ -2,6 +2,8 @@
 
 from wrong_answers import W
 
+APPLIES = {'ex1_answer': 'bcfgm', 'ex2_answer': 'bcgm', 'ex3_answer': 'bcgm', 'quiz_answer': 'm'}
+
 WRONG = {
     'ex1_answer': [
         W("m", 'Allocates `align` extra bytes but forgets to slide the start to the aligned address.',
@@ -15,33 +17,202 @@ WRONG = {
           '    raw = np.zeros(x.nbytes + align, np.uint8)\n'
           '    start = (-raw.ctypes.data) % align\n'
           '    return raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n'),
+        W('b', 'Hard-codes 64 for the alignment and the slack: right for align <= 64, not aligned for align=4096.',
+          'def aligned_copy(x, align=64):\n'
+          '    x = np.asarray(x)\n'
+          '    raw = np.empty(x.nbytes + 64, dtype=np.uint8)\n'
+          '    start = (-raw.ctypes.data) % 64\n'
+          '    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n'
+          '    out[...] = x\n'
+          '    return out\n'),
+        W('c', 'Copies with out[:] = x: fine for every array with ndim >= 1, IndexError on a 0-d array.',
+          'def aligned_copy(x, align=64):\n'
+          '    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n'
+          '    start = (-raw.ctypes.data) % align\n'
+          '    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n'
+          '    out[:] = x\n'
+          '    return out\n'),
+        W('c', "Memmoves x's raw bytes: right for a C-contiguous x, wrong values for a transposed or strided x.",
+          'import ctypes\n'
+          '\n'
+          'def aligned_copy(x, align=64):\n'
+          '    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n'
+          '    start = (-raw.ctypes.data) % align\n'
+          '    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n'
+          '    ctypes.memmove(out.ctypes.data, x.ctypes.data, x.nbytes)\n'
+          '    return out\n'),
+        W('c', "Allocates in x's dtype and offsets by whole elements: misaligned for itemsizes that do not divide the gap (a 3-byte S3).",
+          'def aligned_copy(x, align=64):\n'
+          '    raw = np.empty(x.size + align // x.itemsize + 1, dtype=x.dtype)\n'
+          '    start = ((-raw.ctypes.data) % align) // x.itemsize\n'
+          '    out = raw[start:start + x.size].reshape(x.shape)\n'
+          '    out[...] = x\n'
+          '    return out\n'),
+        W('g', "Copies the chapter's aligned_float32: always float32, so int16, float64 or bool input comes back float32.",
+          'def aligned_copy(x, align=64):\n'
+          '    raw = np.zeros(x.size * 4 + align, dtype=np.uint8)\n'
+          '    start = (-address(raw)) % align\n'
+          '    out = raw[start:start + x.size * 4].view(np.float32).reshape(x.shape)\n'
+          '    out[...] = x\n'
+          '    return out\n'),
+        W('f', 'Slices every result out of one module-level buffer: a second call overwrites the first result.',
+          '_pool = np.empty((1 << 20) + 4096, dtype=np.uint8)\n'
+          '\n'
+          'def aligned_copy(x, align=64):\n'
+          '    global _pool\n'
+          '    if _pool.size < x.nbytes + align:\n'
+          '        _pool = np.empty(x.nbytes + align, dtype=np.uint8)\n'
+          '    start = (-_pool.ctypes.data) % align\n'
+          '    out = _pool[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n'
+          '    out[...] = x\n'
+          '    return out\n'),
+        W('m', 'Returns x itself when it is already aligned: the result then shares memory with x.',
+          'def aligned_copy(x, align=64):\n'
+          '    if x.size and address(x) % align == 0 and x.flags.c_contiguous and x.flags.writeable:\n'
+          '        return x\n'
+          '    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n'
+          '    start = (-raw.ctypes.data) % align\n'
+          '    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n'
+          '    out[...] = x\n'
+          '    return out\n'),
+        W('m', "Takes NumPy's ALIGNED flag (itemsize alignment) for 64-byte alignment: a plain copy is not 64-byte aligned in general.",
+          'def aligned_copy(x, align=64):\n'
+          '    return np.require(x, requirements=["ALIGNED", "C_CONTIGUOUS", "WRITEABLE", "OWNDATA"]).copy()\n'),
     ],
     'ex2_answer': [
-        W("m", 'device_put aliases aligned input, so later writes leak into the result.',
-          'def frozen_put(x):\n'
-          '    return jax.device_put(x, may_alias=False)\n'),
-        W("m", 'jnp.asarray with a dtype that needs no conversion hands the array to device_put (section 3).',
+        W("m", 'jnp.asarray with a dtype that needs no conversion hands the array to device_put (section 3), which aliases it.',
           'def frozen_put(x):\n'
           '    return jnp.asarray(x, dtype=x.dtype)\n'),
+        W('m', 'Trusts device_put(x, may_alias=False), which still aliases an aligned array in 0.12 on the CPU.',
+          'def frozen_put(x):\n'
+          '    return jax.device_put(x, may_alias=False)\n'),
+        W('m', 'Plain jax.device_put: aliases 64-byte-aligned input, so a later x[0] += 7 shows in the result.',
+          'def frozen_put(x):\n'
+          '    return jax.device_put(x)\n'),
+        W('m', 'jnp.asarray with an explicit canonical dtype hands off to device_put and aliases aligned input.',
+          'def frozen_put(x):\n'
+          '    return jnp.asarray(x, dtype=jax.dtypes.canonicalize_dtype(x.dtype))\n'),
+        W('m', 'Believes np.ascontiguousarray copies: it returns x itself, so device_put aliases aligned x (and 0-d input becomes shape (1,)).',
+          'def frozen_put(x):\n'
+          '    return jax.device_put(np.ascontiguousarray(x))\n'),
+        W('b', "Fixes float32: int32, uint8 or bool input comes back float32 instead of JAX's default dtype for it.",
+          'def frozen_put(x):\n'
+          '    return jnp.array(x, dtype=jnp.float32)\n'),
+        W('c', 'Goes through x.tolist(): uint8 comes back int32, float16 as float32, an empty (0, 3) array as shape (0,).',
+          'def frozen_put(x):\n'
+          '    return jnp.array(x.tolist())\n'),
+        W('g', 'Copies only the aligned float32 case of section 3 and device_puts the rest: an aligned uint8 or int32 array still aliases.',
+          'def frozen_put(x):\n'
+          '    if x.dtype == np.float32 and address(x) % 64 == 0:\n'
+          '        return jnp.array(x)          # the aligned float32 case from section 3 would alias\n'
+          '    return jax.device_put(x)\n'),
     ],
     'ex3_answer': [
-        W("m", 'device_get gives read-only views that share the JAX buffer.',
+        W('m', 'jax.device_get alone: read-only views sharing the JAX buffers, and typed keys stay keys.',
           'def to_host_tree(tree):\n'
           '    return jax.device_get(tree)\n'),
         W("m", 'Copies every jax.Array leaf, but a typed key cannot become a NumPy array (section 6).',
           'def to_host_tree(tree):\n'
           '    return jax.tree.map(lambda v: np.array(v) if isinstance(v, jax.Array) else v, tree)\n'),
+        W('m', 'np.asarray instead of np.array: values right, but read-only views that share the JAX buffer.',
+          'def to_host_tree(tree):\n'
+          '    def leaf(value):\n'
+          '        if not isinstance(value, jax.Array):\n'
+          '            return value\n'
+          '        if jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):\n'
+          '            value = jax.random.key_data(value)\n'
+          '        return np.asarray(value)\n'
+          '\n'
+          '    return jax.tree.map(leaf, tree)\n'),
+        W('m', 'Also copies NumPy leaves: a NumPy array in the tree comes back as a new object, not the same one.',
+          'def to_host_tree(tree):\n'
+          '    def leaf(value):\n'
+          '        if isinstance(value, jax.Array) and jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):\n'
+          '            value = jax.random.key_data(value)\n'
+          '        if isinstance(value, (jax.Array, np.ndarray)):\n'
+          '            return np.array(value)\n'
+          '        return value\n'
+          '\n'
+          '    return jax.tree.map(leaf, tree)\n'),
+        W('c', 'device_get, then copies every read-only ndarray: a read-only NumPy leaf of the input is copied instead of returned as is.',
+          'def to_host_tree(tree):\n'
+          '    def leaf(value):\n'
+          '        if isinstance(value, jax.Array) and jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):\n'
+          '            return np.array(jax.random.key_data(value))\n'
+          '        return value\n'
+          '\n'
+          '    fetched = jax.device_get(jax.tree.map(leaf, tree))\n'
+          '    return jax.tree.map(lambda v: v.copy() if isinstance(v, np.ndarray) and not v.flags.writeable else v, fetched)\n'),
+        W('c', 'Turns 0-d arrays into Python numbers with .item(): a scalar loss leaf becomes a float, not an ndarray.',
+          'def to_host_tree(tree):\n'
+          '    def leaf(value):\n'
+          '        if not isinstance(value, jax.Array):\n'
+          '            return value\n'
+          '        if jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):\n'
+          '            value = jax.random.key_data(value)\n'
+          '        if value.ndim == 0:\n'
+          '            return value.item()          # a number stays a number\n'
+          '        return np.array(value)\n'
+          '\n'
+          '    return jax.tree.map(leaf, tree)\n'),
+        W('g', "Handles only a flat dict like the chapter's state: arrays nested in lists or tuples stay jax.Arrays.",
+          'def to_host_tree(tree):\n'
+          '    def leaf(value):\n'
+          '        if not isinstance(value, jax.Array):\n'
+          '            return value\n'
+          '        if jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):\n'
+          '            value = jax.random.key_data(value)\n'
+          '        return np.array(value)\n'
+          '\n'
+          '    return {name: leaf(value) for name, value in tree.items()}\n'),
+        W('g', 'Detects keys by comparing with jax.random.key(0).dtype (threefry): an rbg key is not recognised and np.array raises.',
+          'def to_host_tree(tree):\n'
+          '    key_dtype = jax.random.key(0).dtype\n'
+          '\n'
+          '    def leaf(value):\n'
+          '        if not isinstance(value, jax.Array):\n'
+          '            return value\n'
+          '        if value.dtype == key_dtype:\n'
+          '            value = jax.random.key_data(value)\n'
+          '        return np.array(value)\n'
+          '\n'
+          '    return jax.tree.map(leaf, tree)\n'),
+        W('b', 'Forces float32 on every non-key leaf: int32 and legacy uint32 keys come back float32.',
+          'def to_host_tree(tree):\n'
+          '    def leaf(value):\n'
+          '        if not isinstance(value, jax.Array):\n'
+          '            return value\n'
+          '        if jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):\n'
+          '            return np.array(jax.random.key_data(value))\n'
+          '        return np.array(value, dtype=np.float32)\n'
+          '\n'
+          '    return jax.tree.map(leaf, tree)\n'),
     ],
     'quiz_answer': [
-        W("m", 'TODO',
+        W('m', 'q2=a: trusts the may_alias=False docstring; 0.12 on the CPU still aliases aligned input.',
           'q1 = "b"\n'
           'q2 = "a"\n'
           'q3 = "a"\n'
           'q4 = "b"\n'),
-        W("m", 'TODO',
+        W('m', 'q3=b: confuses the error of a NumPy ufunc on a tracer with that of float().',
           'q1 = "b"\n'
           'q2 = "c"\n'
           'q3 = "b"\n'
+          'q4 = "b"\n'),
+        W('m', 'q1=a: swaps np.array (copies) and np.asarray (shares).',
+          'q1 = "a"\n'
+          'q2 = "c"\n'
+          'q3 = "a"\n'
+          'q4 = "b"\n'),
+        W('m', 'q4=a: takes jax.random.key for the legacy uint32[2] PRNGKey.',
+          'q1 = "b"\n'
+          'q2 = "c"\n'
+          'q3 = "a"\n'
+          'q4 = "a"\n'),
+        W('m', 'q2=b, q3=c: thinks may_alias=False raises on aligned input and that NumPy runs on tracers inside jit.',
+          'q1 = "b"\n'
+          'q2 = "b"\n'
+          'q3 = "c"\n'
           'q4 = "b"\n'),
     ],
 }
