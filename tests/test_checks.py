@@ -87,7 +87,7 @@ def test_equal_is_not_fooled_by_an_object_that_equals_everything():
         def __eq__(self, other):
             return True
 
-    with pytest.raises(checks.CheckFailed, match="should be a int"):
+    with pytest.raises(checks.CheckFailed, match="should be an int"):
         with checks.exercise(6):
             checks.equal(Liar(), 3, what="answer")
 

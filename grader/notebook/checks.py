@@ -193,8 +193,8 @@ def equal(got: Any, expected: Any, *, what: str, hint: str | None = None) -> Non
     _count()
     # Two classes are compared as classes, whatever their metaclasses (a jax.Array's is not `type`).
     if type(got) is not type(expected) and not (isinstance(got, type) and isinstance(expected, type)):
-        _fail(f"{what} should be a {type(expected).__name__} like {_short(expected)}, "
-              f"got a {type(got).__name__}: {_short(got)}", hint)
+        _fail(f"{what} should be {_a(type(expected).__name__)} like {_short(expected)}, "
+              f"got {_a(type(got).__name__)}: {_short(got)}", hint)
     if not _same(got, expected):
         _fail(f"{what}: expected {_short(expected)}, got {_short(got)}", hint)
 
@@ -207,7 +207,7 @@ def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float
     _count()
     if not hasattr(got, "shape") or not hasattr(got, "dtype"):
         _fail(f"{what} should be an array of shape {tuple(np.shape(expected))}, "
-              f"got a {type(got).__name__}: {_short(got)}", hint)
+              f"got {_a(type(got).__name__)}: {_short(got)}", hint)
     got_np, exp_np = np.asarray(got), np.asarray(expected)
     if got_np.shape != exp_np.shape:
         _fail(f"{what}: expected shape {exp_np.shape}, got {got_np.shape}", hint)
@@ -224,6 +224,11 @@ def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float
         where = tuple(int(i) for i in np.argwhere(bad)[0])
         _fail(f"{what}: {int(bad.sum())} of {bad.size} values differ; at index {where} "
               f"expected {exp_np[where].item()!r}, got {got_np[where].item()!r}", hint)
+
+
+def _a(name: str) -> str:
+    """A class name with its article: "a tuple", "an ArrayImpl"."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def _numeric(a: np.ndarray) -> np.ndarray:
