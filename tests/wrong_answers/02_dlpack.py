@@ -2,12 +2,14 @@
 
 from wrong_answers import W
 
+APPLIES = {'ex1_answer': 'bcgm', 'ex2_answer': 'bcgm', 'ex3_answer': 'cdgm', 'quiz_answer': 'm'}
+
 WRONG = {
     'ex1_answer': [
-        W("m", 'Trusts the default import, which silently copies an unaligned buffer instead of sharing it.',
+        W('m', 'Trusts the default import, which silently copies an unaligned buffer instead of sharing it.',
           'def share_with_jax(x):\n'
           '    return x, jax.dlpack.from_dlpack(x)\n'),
-        W("m", 'Trusts copy=False to refuse every copy: it does refuse an unaligned or strided buffer, but converts float64 or int64 to 32 bits without complaint (section 4), so x is kept unshared.',
+        W('m', 'Trusts copy=False to refuse every copy: it does refuse an unaligned or strided buffer, but converts float64 or int64 to 32 bits without complaint (section 4), so x is kept unshared.',
           'def share_with_jax(x):\n'
           '    try:\n'
           '        return x, jax.dlpack.from_dlpack(x, copy=False)\n'
@@ -15,42 +17,227 @@ WRONG = {
           '        host = aligned_empty(x.shape, jax.dtypes.canonicalize_dtype(x.dtype))\n'
           '        host[...] = x\n'
           '        return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('m', 'always copies into an aligned buffer: j shares host, but host is never x, even for an aligned float32 x',
+          'def share_with_jax(x):\n'
+          '    host = aligned_empty(x.shape, jax.dtypes.canonicalize_dtype(x.dtype))\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('m', "relies on from_dlpack's default copy=None: an unaligned x is copied silently, so j does not share host (= x)",
+          'def share_with_jax(x):\n'
+          '    if x.flags.c_contiguous or x.flags.f_contiguous:\n'
+          '        return x, jax.dlpack.from_dlpack(x)\n'
+          '    host = aligned_empty(x.shape, jax.dtypes.canonicalize_dtype(x.dtype))\n'
+          '    host[...] = x\n'
+          '    return host, jax.dlpack.from_dlpack(host)\n'),
+        W('m', 'trusts copy=False to refuse every copy: aligned float64 x comes back (x, a new float32 array) that does not share x',
+          'def share_with_jax(x):\n'
+          '    if x.size:\n'
+          '        try:\n'
+          '            return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+          '        except (ValueError, jax.errors.JaxRuntimeError):\n'
+          '            pass   # unaligned or strided: copy into an aligned buffer\n'
+          '    host = aligned_empty(x.shape, jax.dtypes.canonicalize_dtype(x.dtype))\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('c', 'checks only alignment and dtype: an aligned strided view (grid[:, ::2]) raises JaxRuntimeError instead of being copied',
+          'def share_with_jax(x):\n'
+          '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+          '    if x.size and x.dtype == dtype and address(x) % 64 == 0:\n'
+          '        return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+          '    host = aligned_empty(x.shape, dtype)\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('c', 'requires C order: an aligned transposed (Fortran-order) x, which JAX shares as it is, gets copied (host is not x)',
+          'def share_with_jax(x):\n'
+          '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+          '    if x.size and x.dtype == dtype and address(x) % 64 == 0 and x.flags.c_contiguous:\n'
+          '        return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+          '    host = aligned_empty(x.shape, dtype)\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('c', 'imports with device_put: right for aligned C-order x, but a transposed aligned x is copied instead of shared',
+          'def share_with_jax(x):\n'
+          '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+          '    if x.size and x.dtype == dtype and address(x) % 64 == 0:\n'
+          '        j = jax.device_put(x)\n'
+          '        if same_memory(j, x):\n'
+          '            return x, j\n'
+          '    host = aligned_empty(x.shape, dtype)\n'
+          '    host[...] = x\n'
+          '    return host, (jax.device_put(host) if x.size else jnp.asarray(host))\n'),
+        W('b', "copies into x's own dtype: float64/int64 x gives a 64-bit host and a 32-bit j that does not share it",
+          'def share_with_jax(x):\n'
+          '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+          '    if x.size and x.dtype == dtype:\n'
+          '        try:\n'
+          '            return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+          '        except (ValueError, jax.errors.JaxRuntimeError):\n'
+          '            pass\n'
+          '    host = aligned_empty(x.shape, x.dtype)\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('g', "copies into aligned_empty's default float32: an unaligned int32 or bool x gives a float32 host and j",
+          'def share_with_jax(x):\n'
+          '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+          '    if x.size and x.dtype == dtype:\n'
+          '        try:\n'
+          '            return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+          '        except (ValueError, jax.errors.JaxRuntimeError):\n'
+          '            pass\n'
+          '    host = aligned_empty(x.shape)\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
     ],
     'ex2_answer': [
-        W("m", 'Exports the JAX array to NumPy: shared, but the NumPy view of a JAX array is read-only.',
+        W('m', 'Exports the JAX array to NumPy: shared, but the NumPy view of a JAX array is read-only.',
           'def writeable_twin(y):\n'
           '    return np.from_dlpack(y), y\n'),
-        W("m", 'Copies the read-only view to get a writeable array, and returns y itself as the JAX side.',
+        W('m', 'Copies the read-only view to get a writeable array, and returns y itself as the JAX side.',
           'def writeable_twin(y):\n'
           '    return np.from_dlpack(y).copy(), y\n'),
+        W('m', 'np.from_dlpack(y, copy=True): JAX flags even the copy read-only, so host is not writeable',
+          'def writeable_twin(y):\n'
+          '    host = np.from_dlpack(y, copy=True)\n'
+          '    return host, jax.dlpack.from_dlpack(host)\n'),
+        W('m', 'np.array(y) then from_dlpack: shares only when the allocator happens to put host on a multiple of 64 bytes, which small arrays often miss',
+          'def writeable_twin(y):\n'
+          '    host = np.array(y)\n'
+          '    return host, jax.dlpack.from_dlpack(host)\n'),
+        W('m', 'returns (np.array(y), y): host is writeable but j is y itself, so writes to host never show in j',
+          'def writeable_twin(y):\n'
+          '    return np.array(y), y\n'),
+        W('c', 'host[:] = ... and from_dlpack(copy=False) for every size: IndexError for 0-d y, ValueError for an empty y',
+          'def writeable_twin(y):\n'
+          '    host = aligned_empty(y.shape, y.dtype)\n'
+          '    host[:] = np.asarray(y)\n'
+          '    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+        W('c', 'flat host of y.size elements: fine for 1-D y, wrong shape for 2-D y and j (a reshape) no longer shares host',
+          'def writeable_twin(y):\n'
+          '    host = aligned_empty(y.size, y.dtype)\n'
+          '    host[:] = np.asarray(y).ravel()\n'
+          '    j = jax.dlpack.from_dlpack(host, copy=False) if y.size else jnp.asarray(host)\n'
+          '    return host, j.reshape(y.shape)\n'),
+        W('b', 'copies the values through float32: int32 y with 16777217 or 2**30+1 comes back rounded',
+          'def writeable_twin(y):\n'
+          '    host = aligned_empty(y.shape, y.dtype)\n'
+          '    host[...] = np.asarray(y, dtype=np.float32)\n'
+          '    j = jax.dlpack.from_dlpack(host, copy=False) if y.size else jnp.asarray(host)\n'
+          '    return host, j\n'),
+        W('g', 'aligned_empty(y.shape) with the default float32: int32/uint8/bool y give float32 host and j',
+          'def writeable_twin(y):\n'
+          '    host = aligned_empty(y.shape)\n'
+          '    host[...] = np.asarray(y)\n'
+          '    j = jax.dlpack.from_dlpack(host, copy=False) if y.size else jnp.asarray(host)\n'
+          '    return host, j\n'),
     ],
     'ex3_answer': [
-        W("m", "Section 7's pitfall, half avoided: refuses a read-only array (the flag a bare pointer cannot see), but hands scale_f32 a strided, transposed or float64 buffer, which it overwrites as if it were n contiguous float32 values.",
+        W('m', "Section 7's pitfall, half avoided: refuses a read-only array (the flag a bare pointer cannot see), but hands scale_f32 a strided, transposed or float64 buffer, which it overwrites as if it were n contiguous float32 values.",
           'def scale_and_view(host, factor):\n'
           '    if not host.flags.writeable:\n'
           "        raise ValueError('host is read-only')\n"
           '    scale_f32(address(host), host.size, factor)\n'
           '    return jax.dlpack.from_dlpack(host)\n'),
-        W("m", 'Scales a new JAX array instead of the shared buffer in place.',
+        W('m', 'Scales a new JAX array instead of the shared buffer in place.',
           'def scale_and_view(host, factor):\n'
           '    return jnp.asarray(host) * factor\n'),
-        W("m", 'Checks the dtype and the write flag but not the layout: a transposed view is written in memory order, and a strided one where its gaps are.',
+        W('m', 'Checks the dtype and the write flag but not the layout: a transposed view is written in memory order, and a strided one where its gaps are.',
           'def scale_and_view(host, factor):\n'
           '    if host.dtype != np.float32 or not host.flags.writeable:\n'
           "        raise ValueError('scale_and_view needs a writeable float32 array')\n"
           '    scale_f32(address(host), host.size, factor)\n'
           '    return jax.dlpack.from_dlpack(host)\n'),
+        W('c', 'forgets the writeable check: a read-only float32 array is scaled in place instead of raising ValueError',
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or not host.flags.c_contiguous:\n'
+          '        raise ValueError("scale_and_view needs a C-contiguous float32 array")\n'
+          '    scale_f32(address(host), host.size, factor)\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        W('c', 'accepts C- or Fortran-contiguous: a transposed array is scaled (values right) instead of raising ValueError',
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or not (host.flags.c_contiguous or host.flags.f_contiguous) or not host.flags.writeable:\n'
+          '        raise ValueError("scale_and_view needs a writeable, contiguous float32 array")\n'
+          '    scale_f32(address(host), host.size, factor)\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        W('c', 'passes len(host) as the count: right for 1-D, scales only the first 3 of 15 elements of a (3, 5) array; TypeError for 0-d',
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+          '        raise ValueError("scale_and_view needs a writeable, C-contiguous float32 array")\n'
+          '    scale_f32(address(host), len(host), factor)\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        W('c', 'returns from_dlpack(host, copy=False): an unaligned host (np.arange(10)) raises ValueError after being scaled',
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+          '        raise ValueError("scale_and_view needs a writeable, C-contiguous float32 array")\n'
+          '    scale_f32(address(host), host.size, factor)\n'
+          '    return jax.dlpack.from_dlpack(host, copy=False)\n'),
+        W('c', "accepts any float dtype (kind 'f'): a float64 host is handed to scale_f32, which scrambles its bytes",
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype.kind != "f" or not host.flags.c_contiguous or not host.flags.writeable:\n'
+          '        raise ValueError("scale_and_view needs a writeable, C-contiguous float array")\n'
+          '    scale_f32(address(host), host.size, factor)\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        W('d', 'scales with NumPy (host *= factor) instead of scale_f32: same values, but scale_f32 is never called',
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+          '        raise ValueError("scale_and_view needs a writeable, C-contiguous float32 array")\n'
+          '    host *= np.float32(factor)\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        W('g', 'accepts only 1-D arrays like the section 7 examples: a 2-D or 0-d C-contiguous float32 host raises ValueError',
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or host.ndim != 1 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+          '        raise ValueError("scale_and_view needs a writeable, C-contiguous 1-D float32 array")\n'
+          '    scale_f32(address(host), host.size, factor)\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        W('m', 'scales first and checks afterwards: raises ValueError for float64/int32/transposed/read-only input but has already changed it',
+          'def scale_and_view(host, factor):\n'
+          '    scale_f32(address(host), host.size, factor)\n'
+          '    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+          '        raise ValueError("scale_and_view needs a writeable, C-contiguous float32 array")\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        W('m', 'converts instead of refusing: ascontiguousarray(dtype=float32) scales a copy, no ValueError, and the original host is unchanged',
+          'def scale_and_view(host, factor):\n'
+          '    host = np.ascontiguousarray(host, dtype=np.float32)\n'
+          '    if not host.flags.writeable:\n'
+          '        host = host.copy()\n'
+          '    scale_f32(address(host), host.size, factor)\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        W('m', "returns jnp.asarray(host), a copy: right values but never shares host's memory, even when aligned",
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+          '        raise ValueError("scale_and_view needs a writeable, C-contiguous float32 array")\n'
+          '    scale_f32(address(host), host.size, factor)\n'
+          '    return jnp.asarray(host)\n'),
     ],
     'quiz_answer': [
-        W("m", 'TODO',
+        W('m', 'q2=c: thinks an unaligned buffer is shared by the default import',
           'q1 = "b"\n'
           'q2 = "c"\n'
           'q3 = "c"\n'
           'q4 = "a"\n'),
-        W("m", 'TODO',
+        W('m', "q4=b: thinks a jitted function reads the closed-over array's buffer at each call",
           'q1 = "b"\n'
           'q2 = "a"\n'
           'q3 = "c"\n'
           'q4 = "b"\n'),
+        W('m', 'q1=c: still believes the removed consume-once capsule API works',
+          'q1 = "c"\n'
+          'q2 = "a"\n'
+          'q3 = "c"\n'
+          'q4 = "a"\n'),
+        W('m', 'q2=b: thinks the default copy=None raises on an unaligned buffer (that is copy=False)',
+          'q1 = "b"\n'
+          'q2 = "b"\n'
+          'q3 = "c"\n'
+          'q4 = "a"\n'),
+        W('m', "q3=a: thinks deleting the producer leaves the NumPy view dangling (misses the capsule's deleter)",
+          'q1 = "b"\n'
+          'q2 = "a"\n'
+          'q3 = "a"\n'
+          'q4 = "a"\n'),
+        W('m', 'q1=a, q2=c: believes raw capsules import and that an unaligned buffer is shared',
+          'q1 = "a"\n'
+          'q2 = "c"\n'
+          'q3 = "c"\n'
+          'q4 = "a"\n'),
     ],
 }

@@ -2,19 +2,69 @@
 
 from wrong_answers import W
 
+APPLIES = {'ex1_answer': 'cefgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdegm', 'quiz_answer': 'm'}
+
 WRONG = {
     'ex1_answer': [
-        W("m", 'A tap is a side effect, so io_callback looks right; but it has no derivative, and grad fails.',
+        W('m', 'A tap is a side effect, so io_callback looks right; but it has no derivative, and grad fails.',
           'def tap(x, sink):\n'
           '    io_callback(lambda v: sink.append(np.asarray(v)), None, x)\n'
           '    return x\n'),
-        W("m", 'The right callback kind, but it appends the jax.Array it receives, not a NumPy array.',
+        W('m', 'The right callback kind, but it appends the jax.Array it receives, not a NumPy array.',
           'def tap(x, sink):\n'
           '    jax.debug.callback(lambda v: sink.append(v), x)\n'
           '    return x\n'),
+        W('m', "ordered io_callback: jit and unused result fine, vmap raises 'Cannot vmap ordered IO callback', grad raises",
+          'def tap(x, sink):\n'
+          '    io_callback(lambda v: sink.append(np.asarray(v)), None, x, ordered=True)\n'
+          '    return x\n'),
+        W('m', 'pure_callback (sequential) returning x: vmap fine, but nothing recorded when the result is unused, and grad raises',
+          'def tap(x, sink):\n'
+          '    def record(v):\n'
+          '        sink.append(np.asarray(v))\n'
+          '        return np.asarray(v)\n'
+          '    return jax.pure_callback(record, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="sequential")\n'),
+        W('m', 'appends the host argument as it comes: entries are jax.Array (ArrayImpl), not np.ndarray',
+          'def tap(x, sink):\n'
+          '    jax.debug.callback(sink.append, x)\n'
+          '    return x\n'),
+        W('m', 'plain Python append of np.asarray(x): fine eagerly, TracerArrayConversionError under jit, vmap and grad',
+          'def tap(x, sink):\n'
+          '    sink.append(np.asarray(x))\n'
+          '    return x\n'),
+        W('e', 'pure_callback with expand_dims in a custom_jvp: grad and jit fine, but vmap records one entry for the whole batch (and unused records nothing)',
+          'def tap(x, sink):\n'
+          '    def record(v):\n'
+          '        sink.append(np.asarray(v))\n'
+          '        return np.asarray(v)\n'
+          '\n'
+          '    @jax.custom_jvp\n'
+          '    def ident(v):\n'
+          '        return jax.pure_callback(record, jax.ShapeDtypeStruct(v.shape, v.dtype), v, vmap_method="expand_dims")\n'
+          '\n'
+          '    ident.defjvp(lambda p, t: (ident(p[0]), t[0]))\n'
+          '    return ident(x)\n'),
+        W('c', 'ravels the value: 1-D entries right, a 0-d x is recorded as shape (1,) and a 2-D x flattened',
+          'def tap(x, sink):\n'
+          '    jax.debug.callback(lambda v: sink.append(np.asarray(v).ravel()), x)\n'
+          '    return x\n'),
+        W('g', 'records np.asarray(v, float32), the dtype of the examples: an int32 x is logged as float32',
+          'def tap(x, sink):\n'
+          '    jax.debug.callback(lambda v: sink.append(np.asarray(v, dtype=np.float32)), x)\n'
+          '    return x\n'),
+        W('f', 'hands the copy to a worker thread: effects_barrier does not wait for it, so entries (of 32 scan steps of 1 MB, say) can still be missing after the barrier',
+          'from concurrent.futures import ThreadPoolExecutor\n'
+          '\n'
+          '_copier = ThreadPoolExecutor(max_workers=1)   # copy on a worker so the compiled program is not held up\n'
+          '\n'
+          'def tap(x, sink):\n'
+          '    def record(v):\n'
+          '        _copier.submit(lambda: sink.append(np.array(v)))\n'
+          '    jax.debug.callback(record, x)\n'
+          '    return x\n'),
     ],
     'ex2_answer': [
-        W("m", "Section 6's pitfall: an unordered callback. One run on this CPU logs in order anyway, but the program has no ordered effect and no token, so nothing promises that order.",
+        W('m', "Section 6's pitfall: an unordered callback. One run on this CPU logs in order anyway, but the program has no ordered effect and no token, so nothing promises that order.",
           'def run_logged(step, x0, n):\n'
           '    log = []\n'
           '    def body(i, x):\n'
@@ -24,7 +74,7 @@ WRONG = {
           '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
           '    jax.effects_barrier()\n'
           '    return final, log\n'),
-        W("m", "The log lives outside the function, so a second call returns the first call's entries too.",
+        W('f', "The log lives outside the function, so a second call returns the first call's entries too.",
           'shared_log = []\n'
           '\n'
           'def run_logged(step, x0, n):\n'
@@ -35,7 +85,7 @@ WRONG = {
           '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
           '    jax.effects_barrier()\n'
           '    return final, shared_log\n'),
-        W("m", 'Logs the state before each step instead of after it: x0, then steps 1 to n - 1.',
+        W('m', 'Logs the state before each step instead of after it: x0, then steps 1 to n - 1.',
           'def run_logged(step, x0, n):\n'
           '    log = []\n'
           '    def body(i, x):\n'
@@ -44,33 +94,205 @@ WRONG = {
           '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
           '    jax.effects_barrier()\n'
           '    return final, log\n'),
+        W('m', 'io_callback without ordered=True: one run logs in order, but the jaxpr has IO, not OrderedIO (and no token)',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def body(i, x):\n'
+          '        x = step(x)\n'
+          '        io_callback(lambda s: log.append(np.array(s)), None, x)\n'
+          '        return x\n'
+          '\n'
+          '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return final, log\n'),
+        W('m', 'logs the state before each step: log is x0..x_{n-1} instead of x_1..x_n',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def body(i, x):\n'
+          '        io_callback(lambda s: log.append(np.array(s)), None, x, ordered=True)\n'
+          '        return step(x)\n'
+          '\n'
+          '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return final, log\n'),
+        W('d', 'logs through jax.debug.callback(ordered=True): right log, but the effect is OrderedDebug and no io_callback is used',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def body(i, x):\n'
+          '        x = step(x)\n'
+          '        jax.debug.callback(lambda s: log.append(np.array(s)), x, ordered=True)\n'
+          '        return x\n'
+          '\n'
+          '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return final, log\n'),
+        W('d', 'Python for-loop over a jitted step: right values, but no fori_loop/scan and no io_callback at all',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '    x = x0\n'
+          '    jitted = jax.jit(step)\n'
+          '    for _ in range(n):\n'
+          '        x = jitted(x)\n'
+          '        log.append(np.array(x))\n'
+          '    return x, log\n'),
+        W('f', "appends to one module-level list: the second call returns the first call's entries too (log grows 3, 7, 10, ...)",
+          '_log = []\n'
+          '\n'
+          'def _record(state):\n'
+          '    _log.append(np.array(state))\n'
+          '\n'
+          'def run_logged(step, x0, n):\n'
+          '    def body(i, x):\n'
+          '        x = step(x)\n'
+          '        io_callback(_record, None, x, ordered=True)\n'
+          '        return x\n'
+          '\n'
+          '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return final, _log\n'),
+        W('f', 'mutable default argument log=[]: every call appends to, and returns, the same list',
+          'def run_logged(step, x0, n, log=[]):\n'
+          '    def body(i, x):\n'
+          '        x = step(x)\n'
+          '        io_callback(lambda s: log.append(np.array(s)), None, x, ordered=True)\n'
+          '        return x\n'
+          '\n'
+          '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return final, log\n'),
+        W('c', 'scan then states[-1] for final: right for n >= 1, IndexError for n == 0',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def body(x, _):\n'
+          '        x = step(x)\n'
+          '        io_callback(lambda s: log.append(np.array(s)), None, x, ordered=True)\n'
+          '        return x, x\n'
+          '\n'
+          '    _, states = jax.jit(lambda x: jax.lax.scan(body, x, None, length=n))(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return states[-1], log\n'),
+        W('b', 'casts x0 to float32: an int32 x0 returns a float32 final and float32 log entries',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def body(i, x):\n'
+          '        x = step(x)\n'
+          '        io_callback(lambda s: log.append(np.array(s)), None, x, ordered=True)\n'
+          '        return x\n'
+          '\n'
+          '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(jnp.asarray(x0, jnp.float32))\n'
+          '    jax.effects_barrier()\n'
+          '    return final, log\n'),
+        W('g', 'logs float(state), written for the scalar loop of section 3: a vector or matrix state raises in the callback',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def body(i, x):\n'
+          '        x = step(x)\n'
+          '        io_callback(lambda s: log.append(np.array(float(s))), None, x, ordered=True)\n'
+          '        return x\n'
+          '\n'
+          '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return final, log\n'),
     ],
     'ex3_answer': [
-        W("m", 'Right shapes and dtypes, but no vmap_method: vmap raises NotImplementedError.',
+        W('e', 'Right shapes and dtypes, but no vmap_method: vmap raises NotImplementedError.',
           'def host_sort(x):\n'
           '    def numpy_sort(v):\n'
           '        v = np.asarray(v)\n'
           "        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind='stable').astype(np.int32)\n"
           '    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
           '    return jax.pure_callback(numpy_sort, shapes, x)\n'),
-        W("m", "Declares the indices with x's dtype instead of int32, so pure_callback refuses the result.",
+        W('m', "Declares the indices with x's dtype instead of int32, so pure_callback refuses the result.",
           'def host_sort(x):\n'
           '    def numpy_sort(v):\n'
           '        v = np.asarray(v)\n'
           "        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind='stable').astype(np.int32)\n"
           '    shape = jax.ShapeDtypeStruct(x.shape, x.dtype)\n'
           "    return jax.pure_callback(numpy_sort, (shape, shape), x, vmap_method='expand_dims')\n"),
+        W('e', 'no vmap_method: eager and jit right, vmap raises NotImplementedError',
+          'def host_sort(x):\n'
+          '    def numpy_sort(v):\n'
+          '        v = np.asarray(v)\n'
+          '        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable").astype(np.int32)\n'
+          '\n'
+          '    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+          '    return jax.pure_callback(numpy_sort, shapes, x)\n'),
+        W('c', "argsort without kind='stable': values right, indices differ from the stable order on rows with ties (3x40 with values 0..3)",
+          'def host_sort(x):\n'
+          '    def numpy_sort(v):\n'
+          '        v = np.asarray(v)\n'
+          '        return np.sort(v, axis=-1), np.argsort(v, axis=-1).astype(np.int32)\n'
+          '\n'
+          '    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+          '    return jax.pure_callback(numpy_sort, shapes, x, vmap_method="expand_dims")\n'),
+        W('b', 'sorts along axis 0: right for 1-D x, wrong for 2-D x and under vmap (expand_dims puts the batch first)',
+          'def host_sort(x):\n'
+          '    def numpy_sort(v):\n'
+          '        v = np.asarray(v)\n'
+          '        return np.sort(v, axis=0), np.argsort(v, axis=0, kind="stable").astype(np.int32)\n'
+          '\n'
+          '    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+          '    return jax.pure_callback(numpy_sort, shapes, x, vmap_method="expand_dims")\n'),
+        W('c', 'host code written for 1-D (v[order]): right for a vector, fails for 2-D x and under vmap',
+          'def host_sort(x):\n'
+          '    def numpy_sort(v):\n'
+          '        v = np.asarray(v)\n'
+          '        order = np.argsort(v, kind="stable")\n'
+          '        return v[order], order.astype(np.int32)\n'
+          '\n'
+          '    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+          '    return jax.pure_callback(numpy_sort, shapes, x, vmap_method="expand_dims")\n'),
+        W('d', 'jnp.sort/jnp.argsort instead of NumPy on the host: same values, but no pure_callback in the jaxpr',
+          'def host_sort(x):\n'
+          '    return jnp.sort(x, axis=-1), jnp.argsort(x, axis=-1, stable=True).astype(jnp.int32)\n'),
+        W('d', 'io_callback instead of pure_callback: same values (vmap runs per example), but the jaxpr has io_callback, not pure_callback',
+          'def host_sort(x):\n'
+          '    def numpy_sort(v):\n'
+          '        v = np.asarray(v)\n'
+          '        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable").astype(np.int32)\n'
+          '\n'
+          '    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+          '    return io_callback(numpy_sort, shapes, x)\n'),
+        W('g', 'hard-codes float32 for values: int32 and bfloat16 x come back with float32 values',
+          'def host_sort(x):\n'
+          '    def numpy_sort(v):\n'
+          '        v = np.asarray(v, dtype=np.float32)\n'
+          '        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable").astype(np.int32)\n'
+          '\n'
+          '    shapes = (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+          '    return jax.pure_callback(numpy_sort, shapes, x, vmap_method="expand_dims")\n'),
     ],
     'quiz_answer': [
-        W("m", 'Takes ordered=True under vmap to mean "one call per example, in batch order".',
+        W('m', 'Takes ordered=True under vmap to mean "one call per example, in batch order".',
           'q1 = "c"\n'
           'q2 = "a"\n'
           'q3 = "b"\n'
           'q4 = "c"\n'),
-        W("m", 'TODO',
+        W('m', 'q3=a: thinks host functions receive NumPy arrays',
           'q1 = "c"\n'
           'q2 = "b"\n'
           'q3 = "a"\n'
           'q4 = "c"\n'),
+        W('m', 'q1=b: thinks an unused io_callback is dropped (only pure_callback is)',
+          'q1 = "b"\n'
+          'q2 = "b"\n'
+          'q3 = "b"\n'
+          'q4 = "c"\n'),
+        W('m', 'q4=a: thinks jax.debug.callback under grad sees the cotangent',
+          'q1 = "c"\n'
+          'q2 = "b"\n'
+          'q3 = "b"\n'
+          'q4 = "a"\n'),
+        W('m', 'q1=a, q2=c, q4=b: mixes up which kinds run when unused, under vmap and under grad',
+          'q1 = "a"\n'
+          'q2 = "c"\n'
+          'q3 = "b"\n'
+          'q4 = "b"\n'),
     ],
 }
