@@ -2,38 +2,98 @@
 
 from wrong_answers import W
 
+APPLIES = {'ex1_answer': 'bcdegm', 'ex2_answer': 'abcdem', 'ex3_answer': 'cdefgm', 'quiz_answer': 'm'}
+
 WRONG = {
     'ex1_answer': [
-        W("m", 'One host call per batch, but the host function still normalises by the norm of everything it receives, so under vmap it divides by the norm of the whole batch.',
-          'def unit_rows(x):\n'
-          '    def host(a):\n'
-          '        a = np.asarray(a)\n'
-          '        return (a / np.linalg.norm(a)).astype(a.dtype)\n'
-          '    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x,\n'
-          '                             vmap_method="expand_dims")\n'),
-        W("m", 'Right values, but vmap_method="sequential" loops over the batch: one host call per row.',
-          'def unit_rows(x):\n'
-          '    def host(a):\n'
-          '        a = np.asarray(a)\n'
-          '        return (a / np.linalg.norm(a, axis=-1, keepdims=True)).astype(a.dtype)\n'
-          '    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x,\n'
-          '                             vmap_method="sequential")\n'),
+        W('m', "Section 4's pitfall: one host call per batch, but the host divides by the norm of everything it receives (the whole batch under vmap)",
+          r'''def unit_rows(x):
+    def host(a):
+        a = np.asarray(a)
+        return (a / np.linalg.norm(a)).astype(a.dtype)
+
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+'''),
+        W('e', 'no vmap_method: jit and eager work, every vmap raises NotImplementedError',
+          r'''def unit_rows(x):
+    def host(a):
+        a = np.asarray(a)
+        return (a / np.linalg.norm(a, axis=-1, keepdims=True)).astype(a.dtype)
+
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+'''),
+        W('m', "Right values, but vmap_method='sequential' loops over the batch (a scan in the jaxpr): one host call per row",
+          r'''def unit_rows(x):
+    def host(a):
+        a = np.asarray(a)
+        return (a / np.linalg.norm(a, axis=-1, keepdims=True)).astype(a.dtype)
+
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="sequential")
+'''),
+        W('d', 'computes with jnp instead of NumPy on the host: no pure_callback in the program',
+          r'''def unit_rows(x):
+    x = jnp.asarray(x)
+    return x / jnp.linalg.norm(x, axis=-1, keepdims=True)
+'''),
+        W('b', 'fixes the axis at 1 (axis=1 for 2-D): right for 1-D/2-D and vmap of 1-D, wrong for 3-D x and vmap/nested vmap of 2-D',
+          r'''def unit_rows(x):
+    def host(a):
+        a = np.asarray(a)
+        if a.ndim == 1:
+            return (a / np.linalg.norm(a)).astype(a.dtype)
+        return (a / np.linalg.norm(a, axis=1, keepdims=True)).astype(a.dtype)
+
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+'''),
+        W('g', 'handles exactly 1-D and 2-D arrays (norms[:, None]): raises for 3-D x, vmap of a 2-D x and nested vmap',
+          r'''def unit_rows(x):
+    def host(a):
+        a = np.asarray(a)
+        rows = np.atleast_2d(a)
+        norms = np.linalg.norm(rows, axis=-1)
+        return (rows / norms[:, None]).reshape(a.shape).astype(a.dtype)
+
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+'''),
+        W('e', 'host reshapes to the traced x.shape from the closure: fine eagerly and under jit, breaks under every vmap (host gets the batch)',
+          r'''def unit_rows(x):
+    n = x.shape[-1]
+
+    def host(a):
+        a = np.asarray(a)
+        rows = a.reshape(-1, n)
+        out = rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+        return out.reshape(x.shape).astype(a.dtype)
+
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+'''),
+        W('c', 'host squeezes size-1 axes before normalising: wrong when rows have length 1 (shape (4, 1) gives one norm for the column)',
+          r'''def unit_rows(x):
+    def host(a):
+        a = np.asarray(a)
+        v = np.squeeze(a)          # drop the size-1 axes vmap may add
+        return (v / np.linalg.norm(v, axis=-1, keepdims=True)).reshape(a.shape).astype(a.dtype)
+
+    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+'''),
     ],
     'ex2_answer': [
-        W("m", 'Section 5\'s pitfall: the derivative goes through a plain pure_callback, so the first derivative works and the second raises "Pure callbacks do not support JVP".',
-          'def _scipy_elementwise(fn, x):\n'
-          '    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),\n'
-          '                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'
-          '\n'
-          '@jax.custom_jvp\n'
-          'def gammaln_cb(x):\n'
-          '    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))\n'
-          '\n'
-          '@gammaln_cb.defjvp\n'
-          'def gammaln_cb_jvp(primals, tangents):\n'
-          '    (x,), (x_dot,) = primals, tangents\n'
-          '    return gammaln_cb(x), _scipy_elementwise(scipy.special.digamma, x) * x_dot\n'),
-        W("m", 'The derivative of Γ(x) instead of the derivative of log Γ(x).',
+        W('e', "digamma in the rule is a plain pure_callback (section 5's pitfall): grad works, grad of grad / hessian raise ValueError",
+          r'''# Helpers (for example the derivative as a function of its own) replace this first part's stub.
+def _scipy_elementwise(fn, x):
+    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))
+
+@gammaln_cb.defjvp
+def gammaln_cb_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return gammaln_cb(x), _scipy_elementwise(scipy.special.digamma, x) * x_dot
+'''),
+        W('m', 'The derivative of Γ(x) instead of the derivative of log Γ(x).',
           'def _scipy_elementwise(fn, x):\n'
           '    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),\n'
           '                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'
@@ -47,9 +107,191 @@ WRONG = {
           '    (x,), (x_dot,) = primals, tangents\n'
           '    slope = _scipy_elementwise(lambda a: scipy.special.gamma(a) * scipy.special.digamma(a), x)\n'
           '    return gammaln_cb(x), slope * x_dot\n'),
+        W('e', 'vmap_method only on the callback of gammaln itself; the digamma and trigamma callbacks have none: vmap works, vmap of grad raises',
+          r"""def _host(fn):
+    return lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype)
+
+@jax.custom_jvp
+def _digamma_cb(x):
+    return jax.pure_callback(_host(scipy.special.digamma), jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+@_digamma_cb.defjvp
+def _digamma_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    trigamma = jax.pure_callback(_host(lambda a: scipy.special.polygamma(1, a)), jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+    return _digamma_cb(x), trigamma * x_dot
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    x = jnp.asarray(x)
+    return jax.pure_callback(_host(scipy.special.gammaln), jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                             vmap_method="expand_dims")
+
+@gammaln_cb.defjvp
+def gammaln_cb_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return gammaln_cb(x), _digamma_cb(x) * x_dot
+"""),
+        W('a', "digamma's rule forgets to multiply trigamma by x_dot: scalar grad(grad) right at tangent 1, hessian of a vector wrong, vmap(grad(grad)) zero",
+          r'''# Helpers (for example the derivative as a function of its own) replace this first part's stub.
+def _scipy_elementwise(fn, x):
+    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+@jax.custom_jvp
+def _digamma_cb(x):
+    return _scipy_elementwise(scipy.special.digamma, x)
+
+@_digamma_cb.defjvp
+def _digamma_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _digamma_cb(x), _scipy_elementwise(lambda a: scipy.special.polygamma(1, a), x)
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))
+
+@gammaln_cb.defjvp
+def gammaln_cb_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return gammaln_cb(x), _digamma_cb(x) * x_dot
+'''),
+        W('c', "host results not cast back (.astype missing): float32 fine, float16 input raises 'Incorrect output dtype'",
+          r'''# Helpers (for example the derivative as a function of its own) replace this first part's stub.
+def _scipy_elementwise(fn, x):
+    return jax.pure_callback(lambda a: fn(np.asarray(a)),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+@jax.custom_jvp
+def _digamma_cb(x):
+    return _scipy_elementwise(scipy.special.digamma, x)
+
+@_digamma_cb.defjvp
+def _digamma_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _digamma_cb(x), _scipy_elementwise(lambda a: scipy.special.polygamma(1, a), x) * x_dot
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))
+
+@gammaln_cb.defjvp
+def gammaln_cb_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return gammaln_cb(x), _digamma_cb(x) * x_dot
+'''),
+        W('b', 'declares and returns float32 whatever the input dtype: float16 input gives a float32 result',
+          r'''# Helpers (for example the derivative as a function of its own) replace this first part's stub.
+def _scipy_elementwise(fn, x):
+    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(np.float32),
+                             jax.ShapeDtypeStruct(x.shape, jnp.float32), x, vmap_method="expand_dims")
+
+@jax.custom_jvp
+def _digamma_cb(x):
+    return _scipy_elementwise(scipy.special.digamma, x)
+
+@_digamma_cb.defjvp
+def _digamma_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _digamma_cb(x), _scipy_elementwise(lambda a: scipy.special.polygamma(1, a), x) * x_dot
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))
+
+@gammaln_cb.defjvp
+def gammaln_cb_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return gammaln_cb(x), _digamma_cb(x) * x_dot
+'''),
+        W('d', "derivative via jax.scipy.special.digamma (jnp) instead of a SciPy callback: no pure_callback for digamma in grad's jaxpr",
+          r'''# Helpers (for example the derivative as a function of its own) replace this first part's stub.
+def _scipy_elementwise(fn, x):
+    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))
+
+@gammaln_cb.defjvp
+def gammaln_cb_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return gammaln_cb(x), jax.scipy.special.digamma(x) * x_dot   # differentiable, so hessian works
+'''),
+        W('e', 'no vmap_method: jit/grad/hessian work, vmap (and vmap of grad) raise NotImplementedError',
+          r'''# Helpers (for example the derivative as a function of its own) replace this first part's stub.
+def _scipy_elementwise(fn, x):
+    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+@jax.custom_jvp
+def _digamma_cb(x):
+    return _scipy_elementwise(scipy.special.digamma, x)
+
+@_digamma_cb.defjvp
+def _digamma_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _digamma_cb(x), _scipy_elementwise(lambda a: scipy.special.polygamma(1, a), x) * x_dot
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))
+
+@gammaln_cb.defjvp
+def gammaln_cb_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return gammaln_cb(x), _digamma_cb(x) * x_dot
+'''),
+        W('c', "host wraps its input in np.atleast_1d (a 'safe' SciPy call): 0-d input (and scalar grad of grad) raises 'Incorrect output shape: Expected (), Actual (1,)'",
+          r'''# Helpers (for example the derivative as a function of its own) replace this first part's stub.
+def _scipy_elementwise(fn, x):
+    return jax.pure_callback(lambda a: fn(np.atleast_1d(np.asarray(a))).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+@jax.custom_jvp
+def _digamma_cb(x):
+    return _scipy_elementwise(scipy.special.digamma, x)
+
+@_digamma_cb.defjvp
+def _digamma_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return _digamma_cb(x), _scipy_elementwise(lambda a: scipy.special.polygamma(1, a), x) * x_dot
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))
+
+@gammaln_cb.defjvp
+def gammaln_cb_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return gammaln_cb(x), _digamma_cb(x) * x_dot
+'''),
+        W('m', 'digamma given a custom_vjp rule (section 5: reverse mode only): grad(grad) works, hessian and jvp of grad raise TypeError',
+          r'''# Helpers (for example the derivative as a function of its own) replace this first part's stub.
+def _scipy_elementwise(fn, x):
+    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+@jax.custom_vjp
+def _digamma_cb(x):
+    return _scipy_elementwise(scipy.special.digamma, x)
+
+_digamma_cb.defvjp(lambda x: (_digamma_cb(x), x),
+                   lambda x, g: (_scipy_elementwise(lambda a: scipy.special.polygamma(1, a), x) * g,))
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))
+
+@gammaln_cb.defjvp
+def gammaln_cb_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return gammaln_cb(x), _digamma_cb(x) * x_dot
+'''),
     ],
     'ex3_answer': [
-        W("m", 'Takes the number of rows from the first axis, which is right only for a 2-D array.',
+        W('c', 'Takes the number of rows from the first axis, which is right only for a 2-D array (a vmapped batch of matrices leaves rows unset).',
           'def row_moments(x):\n'
           '    c_row_moments = kernels.function(\n'
           '        "pcb_row_moments_f32",\n'
@@ -62,7 +304,7 @@ WRONG = {
           '        return mean, var\n'
           '    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n'
           '    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
-        W("m", 'Declares one result per entry of the first axis: right for a matrix (also inside vmap), wrong for a single 1-D row, whose mean and variance are 0-d.',
+        W('c', 'Declares one result per entry of the first axis: right for a matrix (also inside vmap), wrong for a single 1-D row, whose mean and variance are 0-d.',
           'def row_moments(x):\n'
           '    c_row_moments = kernels.function(\n'
           '        "pcb_row_moments_f32",\n'
@@ -76,17 +318,147 @@ WRONG = {
           '        return mean, var\n'
           '    spec = jax.ShapeDtypeStruct(x.shape[:1], jnp.float32)\n'
           '    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
+        W('d', 'mean and variance with NumPy on the host: right values, but the C function pcb_row_moments_f32 never runs',
+          r'''def row_moments(x):
+    def host(a):
+        a = np.asarray(a, dtype=np.float32)
+        return a.mean(axis=-1), a.var(axis=-1)
+
+    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)
+    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")
+'''),
+        W('e', 'no vmap_method: eager and jit fine, vmap raises NotImplementedError',
+          r'''def row_moments(x):
+    c_row_moments = kernels.function(
+        "pcb_row_moments_f32",
+        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)
+
+    def host(a):
+        a = np.ascontiguousarray(a, dtype=np.float32)
+        n = a.shape[-1]
+        mean = np.empty(a.shape[:-1], np.float32)
+        var = np.empty(a.shape[:-1], np.float32)
+        c_row_moments(a, a.size // n, n, mean, var)
+        return mean, var
+
+    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)
+    return jax.pure_callback(host, (spec, spec), x)
+'''),
+        W('c', 'host returns flat (rows,) arrays: right for 2-D x, shape error for 1-D x, 3-D x and vmap',
+          r'''def row_moments(x):
+    c_row_moments = kernels.function(
+        "pcb_row_moments_f32",
+        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)
+
+    def host(a):
+        a = np.ascontiguousarray(a, dtype=np.float32)
+        n = a.shape[-1]
+        rows = a.size // n
+        mean = np.empty(rows, np.float32)
+        var = np.empty(rows, np.float32)
+        c_row_moments(a, rows, n, mean, var)
+        return mean, var
+
+    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)
+    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")
+'''),
+        W('g', 'host unpacks rows, n = a.shape (2-D only): raises for 1-D x, 3-D x and every vmap of a 2-D x',
+          r'''def row_moments(x):
+    c_row_moments = kernels.function(
+        "pcb_row_moments_f32",
+        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)
+
+    def host(a):
+        a = np.ascontiguousarray(a, dtype=np.float32)
+        rows, n = a.shape
+        mean = np.empty(rows, np.float32)
+        var = np.empty(rows, np.float32)
+        c_row_moments(a, rows, n, mean, var)
+        return mean, var
+
+    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)
+    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")
+'''),
+        W('m', "returns a dict {'mean','var'} (as section 2's sici) instead of the tuple (mean, var)",
+          r'''def row_moments(x):
+    c_row_moments = kernels.function(
+        "pcb_row_moments_f32",
+        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)
+
+    def host(a):
+        a = np.ascontiguousarray(a, dtype=np.float32)
+        n = a.shape[-1]
+        mean = np.empty(a.shape[:-1], np.float32)
+        var = np.empty(a.shape[:-1], np.float32)
+        c_row_moments(a, a.size // n, n, mean, var)
+        return {"mean": mean, "var": var}
+
+    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)
+    return jax.pure_callback(host, {"mean": spec, "var": spec}, x, vmap_method="expand_dims")
+'''),
+        W('f', 'splits rows over threads and never joins them (t.join without ()): returns buffers before the C calls finish',
+          r'''import threading
+
+def row_moments(x):
+    c_row_moments = kernels.function(
+        "pcb_row_moments_f32",
+        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)
+
+    def host(a):
+        a = np.ascontiguousarray(a, dtype=np.float32)
+        n = a.shape[-1]
+        flat = a.reshape(-1, n)
+        mean = np.empty(flat.shape[0], np.float32)
+        var = np.empty(flat.shape[0], np.float32)
+        step = max(1, -(-flat.shape[0] // 4))        # four threads: ctypes releases the GIL
+        threads = [threading.Thread(target=c_row_moments,
+                                    args=(flat[i:i + step], len(flat[i:i + step]), n, mean[i:i + step], var[i:i + step]))
+                   for i in range(0, flat.shape[0], step)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join
+        return mean.reshape(a.shape[:-1]), var.reshape(a.shape[:-1])
+
+    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)
+    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")
+'''),
     ],
     'quiz_answer': [
-        W("m", 'TODO',
+        W('m', 'All four wrong: sequential calls the host once, no vmap_method means a loop, a plain-callback derivative has a derivative, an unused result still runs.',
           'q1 = "a"\n'
           'q2 = "a"\n'
           'q3 = "b"\n'
           'q4 = "a"\n'),
-        W("m", "Right but for q3: the derivative through a plain callback is section 5's pitfall.",
-          'q1 = "b"\n'
-          'q2 = "c"\n'
-          'q3 = "b"\n'
-          'q4 = "c"\n'),
+        W('m', "q2=a: believes the pure_callback docstring's sequential default, not the NotImplementedError",
+          r'''q1 = "b"
+q2 = "a"
+q3 = "a"
+q4 = "c"
+'''),
+        W('m', "q1=a: thinks 'sequential' calls the host once for the whole batch (confuses it with expand_dims)",
+          r'''q1 = "a"
+q2 = "c"
+q3 = "a"
+q4 = "c"
+'''),
+        W('m', 'q3=b: thinks a custom_jvp makes every order differentiable even when its rule uses a plain callback',
+          r'''q1 = "b"
+q2 = "c"
+q3 = "b"
+q4 = "c"
+'''),
+        W('m', 'q1=c, q4=a: treats pure_callback like io_callback, an effect that always runs and is flushed by effects_barrier',
+          r'''q1 = "c"
+q2 = "c"
+q3 = "a"
+q4 = "a"
+'''),
+        W('m', 'q2=b: thinks vmap defaults to expand_dims when no vmap_method is given',
+          r'''q1 = "b"
+q2 = "b"
+q3 = "a"
+q4 = "c"
+'''),
     ],
 }

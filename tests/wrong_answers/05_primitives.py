@@ -2,6 +2,8 @@
 
 from wrong_answers import W
 
+APPLIES = {'ex1_answer': 'bcfgm', 'ex2_answer': 'bcfgm', 'ex3_answer': 'bcgm', 'ex4_answer': 'bcfgm', 'quiz_answer': 'm'}
+
 WRONG = {
     'ex1_answer': [
         W("m", 'Looks one level down: the sub-jaxprs of top-level equations, but not the sub-jaxprs inside them.',
@@ -17,17 +19,144 @@ WRONG = {
         W("m", 'Reads only the top-level equations: misses everything inside cond, scan, while and jit.',
           'def primitive_names(f, *args):\n'
           '    return sorted({eqn.primitive.name for eqn in jax.make_jaxpr(f)(*args).eqns})\n'),
-        W("m", 'Recurses, but only into parameters that are a jaxpr themselves, not into tuples of them (the branches of a cond).',
-          'def primitive_names(f, *args):\n'
-          '    names = set()\n'
-          '    def walk(jaxpr):\n'
-          '        for eqn in jaxpr.eqns:\n'
-          '            names.add(eqn.primitive.name)\n'
-          '            for value in eqn.params.values():\n'
-          '                if isinstance(value, jex.core.Jaxpr):\n'
-          '                    walk(value)\n'
-          '    walk(jax.make_jaxpr(f)(*args))\n'
-          '    return sorted(names)\n'),
+        W('g', 'recurses only into the parameters the visible cond and scan use (branches, jaxpr): misses while (cond_jaxpr, body_jaxpr) and custom_jvp_call (call_jaxpr)',
+          r"""def primitive_names(f, *args):
+    names = set()
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            names.add(eqn.primitive.name)
+            for key in ("branches", "jaxpr"):
+                value = eqn.params.get(key, ())
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, jex.core.Jaxpr):
+                        walk(v)
+
+    walk(jax.make_jaxpr(f)(*args))
+    return sorted(names)
+"""),
+        W('m', "walks one level only (jex.core.subjaxprs, the section 4 pitfall): misses sin inside nested's cond->scan, max inside relu's custom_jvp->jit",
+          r'''def primitive_names(f, *args):
+    jaxpr = jax.make_jaxpr(f)(*args)
+    names = {eqn.primitive.name for eqn in jaxpr.eqns}
+    for sub in jex.core.subjaxprs(jaxpr):
+        names |= {eqn.primitive.name for eqn in sub.eqns}
+    return sorted(names)
+'''),
+        W('g', "looks only in the parameters named in section 4 (branches, jaxpr, body_jaxpr, cond_jaxpr): misses custom_jvp_call/custom_vjp_call's call_jaxpr (relu -> no max)",
+          r'''def primitive_names(f, *args):
+    names = set()
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            names.add(eqn.primitive.name)
+            for key in ("branches", "jaxpr", "body_jaxpr", "cond_jaxpr"):
+                value = eqn.params.get(key)
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, jex.core.Jaxpr):
+                        walk(v)
+
+    walk(jax.make_jaxpr(f)(*args))
+    return sorted(names)
+'''),
+        W('g', 'recurses only into cond/scan/while/jit equations: misses custom_jvp_call, custom_vjp_call and remat2 bodies',
+          r'''def primitive_names(f, *args):
+    names = set()
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            names.add(eqn.primitive.name)
+            if eqn.primitive.name in ("cond", "scan", "while", "jit"):
+                for value in eqn.params.values():
+                    for v in value if isinstance(value, tuple) else (value,):
+                        if isinstance(v, jex.core.Jaxpr):
+                            walk(v)
+
+    walk(jax.make_jaxpr(f)(*args))
+    return sorted(names)
+'''),
+        W('f', 'accumulates names in a module-level set: the second call returns the names of every earlier call too',
+          r'''_names = set()
+
+def _walk(jaxpr):
+    for eqn in jaxpr.eqns:
+        _names.add(eqn.primitive.name)
+        for value in eqn.params.values():
+            for v in value if isinstance(value, tuple) else (value,):
+                if isinstance(v, jex.core.Jaxpr):
+                    _walk(v)
+
+def primitive_names(f, *args):
+    _walk(jax.make_jaxpr(f)(*args))
+    return sorted(_names)
+'''),
+        W('c', "recurses only into parameters that are a Jaxpr, not tuples of them: right for scan/while/jit, misses cond's branches (sin/cos of g)",
+          r'''def primitive_names(f, *args):
+    names = set()
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            names.add(eqn.primitive.name)
+            for value in eqn.params.values():
+                if isinstance(value, jex.core.Jaxpr):
+                    walk(value)
+
+    walk(jax.make_jaxpr(f)(*args))
+    return sorted(names)
+'''),
+        W('m', 'distinct names in order of appearance, not sorted',
+          r'''def primitive_names(f, *args):
+    names = []
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            if eqn.primitive.name not in names:
+                names.append(eqn.primitive.name)
+            for value in eqn.params.values():
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, jex.core.Jaxpr):
+                        walk(v)
+
+    walk(jax.make_jaxpr(f)(*args))
+    return names
+'''),
+        W('c', "parses the printed jaxpr for '= name': misses equations with no outputs (debug_print)",
+          r'''def primitive_names(f, *args):
+    text = jax.make_jaxpr(f)(*args).pretty_print(use_color=False)
+    # every equation reads "outputs = name[params] inputs", at any depth of the printout
+    return sorted(set(re.findall(r"= ([A-Za-z_][\w-]*)", text)))
+'''),
+        W('b', 'converts every argument to a float32 array before tracing: integer arguments change the trace (add_up(1.0, 3) raises)',
+          r'''def primitive_names(f, *args):
+    names = set()
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            names.add(eqn.primitive.name)
+            for value in eqn.params.values():
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, jex.core.Jaxpr):
+                        walk(v)
+
+    arrays = [jnp.asarray(a, dtype=jnp.float32) for a in args]   # trace with plain float32 arrays
+    walk(jax.make_jaxpr(f)(*arrays))
+    return sorted(names)
+'''),
+        W('m', "recognises sub-jaxprs by type name 'ClosedJaxpr' (gone in 0.12): never recurses, only top-level names",
+          r'''def primitive_names(f, *args):
+    names = set()
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            names.add(eqn.primitive.name)
+            for value in eqn.params.values():
+                for v in value if isinstance(value, tuple) else (value,):
+                    if type(v).__name__ == "ClosedJaxpr":
+                        walk(v.jaxpr)
+
+    walk(jax.make_jaxpr(f)(*args))
+    return sorted(names)
+'''),
     ],
     'ex2_answer': [
         W("m", 'Counts only the top level, so a primitive inside a loop body counts zero.',
@@ -43,57 +172,316 @@ WRONG = {
           '                if isinstance(v, jex.core.Jaxpr):\n'
           '                    total += sum(e.primitive.name == name for e in v.eqns)\n'
           '    return total\n'),
+        W('m', 'counts the top level and one level of sub-jaxprs only (subjaxprs): nested cond->scan sin counted 0',
+          r'''def count_primitive(f, name, *args):
+    jaxpr = jax.make_jaxpr(f)(*args)
+    total = sum(eqn.primitive.name == name for eqn in jaxpr.eqns)
+    for sub in jex.core.subjaxprs(jaxpr):
+        total += sum(eqn.primitive.name == name for eqn in sub.eqns)
+    return int(total)
+'''),
+        W('g', "looks only in branches/jaxpr/body_jaxpr/cond_jaxpr: misses custom_jvp_call/custom_vjp_call bodies (relu's max, custom_vjp sin)",
+          r'''def count_primitive(f, name, *args):
+    def count(jaxpr):
+        total = 0
+        for eqn in jaxpr.eqns:
+            total += eqn.primitive.name == name
+            for key in ("branches", "jaxpr", "body_jaxpr", "cond_jaxpr"):
+                value = eqn.params.get(key)
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, jex.core.Jaxpr):
+                        total += count(v)
+        return total
+
+    return count(jax.make_jaxpr(f)(*args))
+'''),
+        W('f', 'keeps the count in a module-level global: every call adds to the previous total',
+          r'''_total = 0
+
+def _count(jaxpr, name):
+    global _total
+    for eqn in jaxpr.eqns:
+        _total += eqn.primitive.name == name
+        for value in eqn.params.values():
+            for v in value if isinstance(value, tuple) else (value,):
+                if isinstance(v, jex.core.Jaxpr):
+                    _count(v, name)
+
+def count_primitive(f, name, *args):
+    _count(jax.make_jaxpr(f)(*args), name)
+    return int(_total)
+'''),
+        W('c', 'walks each distinct jaxpr object once: two identical jit calls or a cond with the same branch twice count sin once, not twice',
+          r'''def count_primitive(f, name, *args):
+    seen = set()
+
+    def count(jaxpr):
+        if id(jaxpr) in seen:          # do not walk the same jaxpr twice
+            return 0
+        seen.add(id(jaxpr))
+        total = 0
+        for eqn in jaxpr.eqns:
+            total += eqn.primitive.name == name
+            for value in eqn.params.values():
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, jex.core.Jaxpr):
+                        total += count(v)
+        return total
+
+    return count(jax.make_jaxpr(f)(*args))
+'''),
+        W('c', "counts the name as a word in the printed jaxpr: params such as jit's name=sin are counted, shared branches printed once",
+          r'''def count_primitive(f, name, *args):
+    text = jax.make_jaxpr(f)(*args).pretty_print(use_color=False)
+    return len(re.findall(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text))
+'''),
+        W('m', 'returns np.sum(...), a numpy int64, not a Python int',
+          r'''def count_primitive(f, name, *args):
+    def names(jaxpr):
+        for eqn in jaxpr.eqns:
+            yield eqn.primitive.name
+            for value in eqn.params.values():
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, jex.core.Jaxpr):
+                        yield from names(v)
+
+    return np.sum([n == name for n in names(jax.make_jaxpr(f)(*args))])
+'''),
+        W('b', "recursive helper's name defaults to 'sin' and the recursive call drops it: sub-jaxprs always count sin",
+          r'''def _count(jaxpr, name="sin"):
+    total = 0
+    for eqn in jaxpr.eqns:
+        total += eqn.primitive.name == name
+        for value in eqn.params.values():
+            for v in value if isinstance(value, tuple) else (value,):
+                if isinstance(v, jex.core.Jaxpr):
+                    total += _count(v)
+    return total
+
+def count_primitive(f, name, *args):
+    return _count(jax.make_jaxpr(f)(*args), name)
+'''),
+        W('c', "substring match (name in primitive name): 'add' also counts scatter-add and add_any",
+          r'''def count_primitive(f, name, *args):
+    def count(jaxpr):
+        total = 0
+        for eqn in jaxpr.eqns:
+            total += name in eqn.primitive.name
+            for value in eqn.params.values():
+                for v in value if isinstance(value, tuple) else (value,):
+                    if isinstance(v, jex.core.Jaxpr):
+                        total += count(v)
+        return total
+
+    return count(jax.make_jaxpr(f)(*args))
+'''),
     ],
     'ex3_answer': [
-        W("m", 'Only matches `= stablehlo.op`, missing "stablehlo.case", stablehlo.return and `applies stablehlo.add`.',
-          'def stablehlo_ops(f, *args):\n'
-          '    text = jax.jit(f).lower(*args).as_text()\n'
-          "    return sorted(set(re.findall(r'= stablehlo\\.(\\w+)', text)))\n"),
         W("m", 'Finds every operation but keeps the `stablehlo.` prefix.',
           'def stablehlo_ops(f, *args):\n'
           '    text = jax.jit(f).lower(*args).as_text()\n'
           "    return sorted(set(re.findall(r'stablehlo\\.\\w+', text)))\n"),
+        W('c', "regex [a-z_]+ without digits: atan2 becomes 'atan'",
+          r'''def stablehlo_ops(f, *args):
+    text = jax.jit(f).lower(*args).as_text()
+    return sorted(set(re.findall(r"stablehlo\.([a-z_]+)", text)))
+'''),
+        W('m', 'only \'= stablehlo.op\' (the section 5 pitfall): misses return, \'applies stablehlo.add\' and the quoted "stablehlo.case"',
+          r'''def stablehlo_ops(f, *args):
+    text = jax.jit(f).lower(*args).as_text()
+    return sorted(set(re.findall(r"= stablehlo\.(\w+)", text)))
+'''),
+        W('c', 'requires a space after the op name: misses reduce(, while( and "stablehlo.case"(',
+          r'''def stablehlo_ops(f, *args):
+    text = jax.jit(f).lower(*args).as_text()
+    return sorted(set(re.findall(r"stablehlo\.(\w+) ", text)))
+'''),
+        W('m', 'reads the compiled HLO (.compile().as_text()) instead of the lowered StableHLO: fusion, parameter, broadcast...',
+          r'''def stablehlo_ops(f, *args):
+    text = jax.jit(f).lower(*args).compile().as_text()
+    return sorted(set(re.findall(r"stablehlo\.(\w+)", text)) | set(re.findall(r"= \w+\[[^\]]*\]\{?[^ ]* (\w+)\(", text)))
+'''),
+        W('g', "maps jaxpr primitive names through a table built from the text's examples: wrong for anything not in it (jit, custom_jvp_call, log1p...)",
+          r'''_TO_STABLEHLO = {"cos": "cosine", "sin": "sine", "mul": "multiply", "add": "add", "dot_general": "dot_general",
+                 "reduce_sum": "reduce", "cond": "case", "scan": "while", "while": "while", "tanh": "tanh",
+                 "exp": "exponential", "neg": "negate", "gt": "compare", "lt": "compare",
+                 "convert_element_type": "convert", "sub": "subtract", "div": "divide"}
+
+def stablehlo_ops(f, *args):
+    text = jax.jit(f).lower(*args).as_text()
+    jaxpr = jax.make_jaxpr(f)(*args)
+    ops = {_TO_STABLEHLO.get(eqn.primitive.name, eqn.primitive.name) for eqn in jaxpr.eqns}
+    ops |= {op for op in ("constant", "broadcast_in_dim", "return") if f"stablehlo.{op}" in text}
+    return sorted(ops)
+'''),
+        W('b', 'lowers for float32 ShapeDtypeStructs whatever the argument dtypes: integer arguments lose their convert ops (or fail)',
+          r'''def stablehlo_ops(f, *args):
+    # lower for abstract arguments: nothing is computed
+    specs = [jax.ShapeDtypeStruct(jnp.shape(a), jnp.float32) for a in args]
+    text = jax.jit(f).lower(*specs).as_text()
+    return sorted(set(re.findall(r"stablehlo\.([A-Za-z_0-9]+)", text)))
+'''),
+        W('c', "one match per line (re.search): misses the 'applies stablehlo.add' of a reduce line (jnp.sum gives no 'add')",
+          r'''def stablehlo_ops(f, *args):
+    text = jax.jit(f).lower(*args).as_text()
+    ops = set()
+    for line in text.splitlines():
+        match = re.search(r"stablehlo\.(\w+)", line)      # the operation of this line
+        if match:
+            ops.add(match.group(1))
+    return sorted(ops)
+'''),
     ],
     'ex4_answer': [
-        W("m", "Section 7's pitfall: tracing under jit succeeds, and lowering is what fails; this never lowers.",
-          'def what_works(f, x):\n'
-          "    attempts = {'jit': lambda: jax.jit(f).trace(x),\n"
-          "                'jvp': lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n"
-          "                'grad': lambda: jax.grad(lambda v: f(v).sum())(x),\n"
-          "                'vmap': lambda: jax.vmap(f)(jnp.stack([x, x]))}\n"
-          '    works = {}\n'
-          '    for name, attempt in attempts.items():\n'
-          '        try:\n'
-          '            attempt()\n'
-          '            works[name] = True\n'
-          '        except Exception:\n'
-          '            works[name] = False\n'
-          '    return works\n'),
-        W("m", "Section 7's other pitfall: infers grad from jvp, as if grad needed nothing but a JVP rule.",
-          'def what_works(f, x):\n'
-          "    attempts = {'jit': lambda: jax.block_until_ready(jax.jit(f)(x)),\n"
-          "                'jvp': lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n"
-          "                'vmap': lambda: jax.vmap(f)(jnp.stack([x, x]))}\n"
-          '    works = {}\n'
-          '    for name, attempt in attempts.items():\n'
-          '        try:\n'
-          '            attempt()\n'
-          '            works[name] = True\n'
-          '        except Exception:\n'
-          '            works[name] = False\n'
-          "    works['grad'] = works['jvp']\n"
-          '    return works\n'),
+        W('m', "'jit' only traces (jax.jit(f).trace(x)): cube and double get jit=True although lowering fails",
+          r'''def what_works(f, x):
+    attempts = {
+        "jit": lambda: jax.jit(f).trace(x),
+        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),
+        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),
+        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),
+    }
+    works = {}
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+            works[name] = True
+        except Exception:
+            works[name] = False
+    return works
+'''),
+        W('m', 'grad inferred from jvp, not tried: double gets grad=True (no transpose rule), doubling (while loop) too',
+          r'''def what_works(f, x):
+    attempts = {
+        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),
+        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),
+        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),
+    }
+    works = {}
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+            works[name] = True
+        except Exception:
+            works[name] = False
+    works["grad"] = works["jvp"]          # grad is built on the JVP rule
+    return {key: works[key] for key in ("jit", "jvp", "grad", "vmap")}
+'''),
+        W('c', 'catches only NotImplementedError: raises on while-loop grad (ValueError), failing callbacks, int input jvp (TypeError)',
+          r'''def what_works(f, x):
+    attempts = {
+        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),
+        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),
+        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),
+        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),
+    }
+    works = {}
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+            works[name] = True
+        except NotImplementedError:          # a missing rule
+            works[name] = False
+    return works
+'''),
+        W('c', 'grad of f itself, not of f(v).sum(): right for 0-d x, grad=False for every vector-valued f',
+          r'''def what_works(f, x):
+    attempts = {
+        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),
+        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),
+        "grad": lambda: jax.grad(f)(x),
+        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),
+    }
+    works = {}
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+            works[name] = True
+        except Exception:
+            works[name] = False
+    return works
+'''),
+        W('g', "jvp tangent jnp.ones(3), the size of the chapter's x3: jvp=False for any x not of 3 elements",
+          r'''def what_works(f, x):
+    attempts = {
+        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),
+        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones(3),)),
+        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),
+        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),
+    }
+    works = {}
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+            works[name] = True
+        except Exception:
+            works[name] = False
+    return works
+'''),
+        W('f', 'the result dict is a mutable default argument: every call returns (and overwrites) the same dict',
+          r'''def what_works(f, x, works={}):
+    attempts = {
+        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),
+        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),
+        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),
+        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),
+    }
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+            works[name] = True
+        except Exception:
+            works[name] = False
+    return works
+'''),
+        W('b', 'vmaps over x itself instead of jnp.stack([x, x]): vmap=False for 0-d x and for functions of a vector (v @ v)',
+          r'''def what_works(f, x):
+    attempts = {
+        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),
+        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),
+        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),
+        "vmap": lambda: jax.vmap(f)(x),
+    }
+    works = {}
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+            works[name] = True
+        except Exception:
+            works[name] = False
+    return works
+'''),
     ],
     'quiz_answer': [
-        W("m", 'TODO',
-          'q1 = "b"\n'
-          'q2 = "b"\n'
-          'q3 = "b"\n'
-          'q4 = "b"\n'),
-        W("m", 'TODO',
-          'q1 = "b"\n'
-          'q2 = "a"\n'
-          'q3 = "a"\n'
-          'q4 = "b"\n'),
+        W('m', 'q1=a: thinks the jaxpr shows the variable name add_p',
+          r'''q1 = "a"
+q2 = "a"
+q3 = "b"
+q4 = "b"
+'''),
+        W('m', 'q2=b: thinks cond lowers to stablehlo.if with the true branch first',
+          r'''q1 = "b"
+q2 = "b"
+q3 = "b"
+q4 = "b"
+'''),
+        W('m', 'q3=a: forgets that jit also needs a lowering rule (impl + abstract eval are not enough)',
+          r'''q1 = "b"
+q2 = "a"
+q3 = "a"
+q4 = "b"
+'''),
+        W('m', 'q4=a: uses the pre-0.12 primitive_batchers table, which is a write-only proxy now',
+          r'''q1 = "b"
+q2 = "a"
+q3 = "b"
+q4 = "a"
+'''),
+        W('m', 'q2=c: thinks cond lowers to a select of both branches',
+          r'''q1 = "b"
+q2 = "c"
+q3 = "b"
+q4 = "b"
+'''),
     ],
 }
