@@ -2,59 +2,229 @@
 
 from wrong_answers import W
 
+APPLIES = {'ex1_answer': 'bcdgm', 'ex2_answer': 'cdgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
+
 WRONG = {
     'ex1_answer': [
-        W("m", "The bounds as float32 constants whatever x's dtype: right for float32, an MLIR verifier error (clamp needs one element type) for int32 or float16.",
+        W('c', "The bounds as float32 constants whatever x's dtype: right for float32, an MLIR verifier error (clamp needs one element type) for int32 or float16.",
           'def clip_rule(ctx, operand, *, lo, hi):\n'
           '    return [hlo.clamp(mlir.ir_constant(np.float32(lo)), operand, mlir.ir_constant(np.float32(hi)))]\n'
           '\n'
           "clip_p = elementwise_primitive('clip')\n"
           'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
           'mlir.register_lowering(clip_p, clip_rule)\n'),
-        W("m", 'Lowers jnp.clip with lower_fun: right values, but maximum/minimum/broadcasts instead of one clamp.',
+        W('d', 'Lowers jnp.clip with lower_fun: right values, but maximum/minimum/broadcasts instead of one clamp.',
           "clip_p = elementwise_primitive('clip')\n"
           'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
           'mlir.register_lowering(clip_p, mlir.lower_fun(lambda v, lo, hi: jnp.clip(v, lo, hi), multiple_results=False))\n'),
-        W("m", "The bounds in NumPy's default dtype for a Python number (float64 or int64), not x's.",
+        W('m', "The bounds in NumPy's default dtype for a Python number (float64 or int64), not x's: the verifier refuses the clamp.",
           'def clip_rule(ctx, operand, *, lo, hi):\n'
           '    return [hlo.clamp(mlir.ir_constant(np.array(lo)), operand, mlir.ir_constant(np.array(hi)))]\n'
           '\n'
           "clip_p = elementwise_primitive('clip')\n"
           'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
           'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('c', "bound constants take the Python number's JAX dtype (f32 for a float, i32 for an int): lowering fails for int bounds on a float x, for bf16/int8 x, eager on an empty array",
+          'def clip_rule(ctx, operand, *, lo, hi):\n'
+          '    # jnp.asarray gives the bound its JAX dtype (float32 for a float, int32 for an int)\n'
+          '    lo_c = mlir.ir_constant(np.asarray(jnp.asarray(lo)))\n'
+          '    hi_c = mlir.ir_constant(np.asarray(jnp.asarray(hi)))\n'
+          '    return [hlo.clamp(lo_c, operand, hi_c)]\n'
+          '\n'
+          'clip_p = elementwise_primitive("clip")\n'
+          'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
+          'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('g', 'hard-codes float32/int32 constants (the dtypes of the usual first tests): clamp type mismatch for bfloat16, float16, int8 inputs',
+          'def clip_rule(ctx, operand, *, lo, hi):\n'
+          '    aval_out, = ctx.avals_out\n'
+          '    dtype = np.float32 if jnp.issubdtype(aval_out.dtype, jnp.floating) else np.int32\n'
+          '    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n'
+          '\n'
+          'clip_p = elementwise_primitive("clip")\n'
+          'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
+          'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('b', "caches the bound constants per dtype: a second call with other lo/hi (same dtype) reuses the first call's bounds",
+          '_bounds = {}   # the bound constants, made once per dtype\n'
+          '\n'
+          'def clip_rule(ctx, operand, *, lo, hi):\n'
+          '    dtype = ctx.avals_out[0].dtype\n'
+          '    if dtype not in _bounds:\n'
+          '        _bounds[dtype] = (np.array(lo, dtype), np.array(hi, dtype))\n'
+          '    lo_np, hi_np = _bounds[dtype]\n'
+          '    return [hlo.clamp(mlir.ir_constant(lo_np), operand, mlir.ir_constant(hi_np))]\n'
+          '\n'
+          'clip_p = elementwise_primitive("clip")\n'
+          'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
+          'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('d', 'lowers jnp.clip through mlir.lower_fun instead of a hand-written rule: module has maximum/minimum/broadcast/convert, no clamp; fails for float bounds on int x',
+          'clip_p = elementwise_primitive("clip")\n'
+          'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
+          'mlir.register_lowering(clip_p, mlir.lower_fun(lambda v, *, lo, hi: jnp.clip(v, lo, hi), multiple_results=False))\n'),
+        W('m', "broadcasts the bounds to the operand's shape first (section 4's lesson applied where clamp does not need it): module has broadcast_in_dim",
+          'def clip_rule(ctx, operand, *, lo, hi):\n'
+          '    aval_out, = ctx.avals_out\n'
+          '    out_type = mlir.aval_to_ir_type(ctx.module_context, aval_out)\n'
+          "    # StableHLO does not broadcast: spread each bound to the operand's shape first\n"
+          '    lo_full = hlo.broadcast_in_dim(out_type, mlir.ir_constant(np.array(lo, aval_out.dtype)), mlir.dense_int_array([]))\n'
+          '    hi_full = hlo.broadcast_in_dim(out_type, mlir.ir_constant(np.array(hi, aval_out.dtype)), mlir.dense_int_array([]))\n'
+          '    return [hlo.clamp(lo_full, operand, hi_full)]\n'
+          '\n'
+          'clip_p = elementwise_primitive("clip")\n'
+          'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
+          'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('m', "impl written separately with np.clip (the chapter's named trap): eager returns numpy arrays, bf16 becomes float32, int x with float bounds becomes float64",
+          'def clip_rule(ctx, operand, *, lo, hi):\n'
+          '    dtype = ctx.avals_out[0].dtype\n'
+          '    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n'
+          '\n'
+          'clip_p = elementwise_primitive("clip")\n'
+          'clip_p.def_impl(lambda x, *, lo, hi: np.clip(x, lo, hi))   # eager: NumPy does the same clamp\n'
+          'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('d', "The known case: the primitive is named 'clamp' and its impl is jnp.clip, a second implementation; every value agrees, but eager calls never run the lowering.",
+          'def clip_rule(ctx, operand, *, lo, hi):\n'
+          '    dtype = ctx.avals_out[0].dtype\n'
+          '    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n'
+          '\n'
+          'clip_p = elementwise_primitive("clamp")\n'
+          'clip_p.def_impl(lambda x, *, lo, hi: jnp.clip(x, lo, hi))\n'
+          'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('d', "The impl is jnp.clip with the bounds cast to x's dtype, a second implementation that agrees with the lowering: eager calls never run the lowering.",
+          'def clip_rule(ctx, operand, *, lo, hi):\n'
+          '    dtype = ctx.avals_out[0].dtype\n'
+          '    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n'
+          '\n'
+          'clip_p = elementwise_primitive("clip")\n'
+          'clip_p.def_impl(lambda x, *, lo, hi: jnp.clip(x, np.array(lo, x.dtype), np.array(hi, x.dtype)))\n'
+          'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('m', "Names the primitive after the StableHLO op, 'clamp', not 'clip' as asked: the jaxpr shows a clamp equation.",
+          'def clip_rule(ctx, operand, *, lo, hi):\n'
+          '    dtype = ctx.avals_out[0].dtype\n'
+          '    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n'
+          '\n'
+          'clip_p = elementwise_primitive("clamp")\n'
+          'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
+          'mlir.register_lowering(clip_p, clip_rule)\n'),
     ],
     'ex2_answer': [
-        W("m", 'The lowering is right, but the impl is a second implementation that rounds halves to even.',
+        W('m', 'The lowering is right, but the impl is jnp.round, a second implementation that rounds halves to even.',
           "round_afz_p = elementwise_primitive('round_afz')\n"
           'round_afz_p.def_impl(jnp.round)\n'
           'mlir.register_lowering(round_afz_p, lambda ctx, operand: [hlo.round_nearest_afz(operand)])\n'),
-        W("m", 'The impl goes through the lowering, but the rule emits the other rounding op (halves to even).',
+        W('m', 'The impl goes through the lowering, but the rule emits the other rounding op (halves to even).',
           "round_afz_p = elementwise_primitive('round_afz')\n"
           'round_afz_p.def_impl(partial(xla.apply_primitive, round_afz_p))\n'
           'mlir.register_lowering(round_afz_p, lambda ctx, operand: [hlo.round_nearest_even(operand)])\n'),
+        W('d', 'lowers a jnp formula sign(v)*floor(|v|+0.5) with lower_fun instead of one round_nearest_afz: extra ops, and 0.49999997 -> 1, 8388609 -> 8388610',
+          'round_afz_p = elementwise_primitive("round_afz")\n'
+          'round_afz_p.def_impl(partial(xla.apply_primitive, round_afz_p))\n'
+          'mlir.register_lowering(round_afz_p, mlir.lower_fun(lambda v: jnp.sign(v) * jnp.floor(jnp.abs(v) + 0.5),\n'
+          '                                                   multiple_results=False))\n'),
+        W('m', "impl is a second NumPy implementation (the chapter's trap): eager gives ndarray, bf16 -> float32, and 0.49999997 -> 1 eagerly vs 0 under jit",
+          'round_afz_p = elementwise_primitive("round_afz")\n'
+          'round_afz_p.def_impl(lambda v: np.sign(v) * np.floor(np.abs(v) + 0.5))   # the same rounding, in NumPy\n'
+          'mlir.register_lowering(round_afz_p, lambda ctx, operand: [hlo.round_nearest_afz(operand)])\n'),
+        W('c', 'abstract eval says float32 whatever the input: fine for float32, lowering fails for bfloat16 and float16',
+          'round_afz_p = Primitive("round_afz")\n'
+          'round_afz_p.def_abstract_eval(lambda x: ShapedArray(x.shape, jnp.float32))\n'
+          'round_afz_p.def_impl(partial(xla.apply_primitive, round_afz_p))\n'
+          'mlir.register_lowering(round_afz_p, lambda ctx, operand: [hlo.round_nearest_afz(operand)])\n'),
+        W('g', "jnp.round after nudging by sign*1e-4 (tuned on the text's halves): 0.49999997 -> 1, 1000000.5 -> 1000000, bf16 2.5 -> 2, and not one op",
+          'round_afz_p = elementwise_primitive("round_afz")\n'
+          'round_afz_p.def_impl(partial(xla.apply_primitive, round_afz_p))\n'
+          '# nudge exact halves away from zero, then round to nearest\n'
+          'mlir.register_lowering(round_afz_p, mlir.lower_fun(lambda v: jnp.round(v + jnp.sign(v) * 1e-4), multiple_results=False))\n'),
+        W('d', 'The impl is lax.round with AWAY_FROM_ZERO, a second implementation that agrees: eager calls never run the lowering.',
+          'round_afz_p = elementwise_primitive("round_afz")\n'
+          'round_afz_p.def_impl(lambda v: jax.lax.round(v, jax.lax.RoundingMethod.AWAY_FROM_ZERO))\n'
+          'mlir.register_lowering(round_afz_p, lambda ctx, operand: [hlo.round_nearest_afz(operand)])\n'),
+        W('m', "Names the primitive 'round' (jnp's name), not 'round_afz' as asked.",
+          'round_afz_p = elementwise_primitive("round")\n'
+          'round_afz_p.def_impl(partial(xla.apply_primitive, round_afz_p))\n'
+          'mlir.register_lowering(round_afz_p, lambda ctx, operand: [hlo.round_nearest_afz(operand)])\n'),
     ],
     'ex3_answer': [
-        W("m", 'Both rules registered without platform=: the hand-written one replaces the generic one everywhere.',
+        W('m', 'Both rules registered without platform=: the hand-written one replaces the generic one everywhere.',
           "abs_p = elementwise_primitive('my_abs')\n"
           'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
           'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\n'
           'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)])\n'),
-        W("m", "The platforms swapped: the hand-written rule is the generic one, the where-rule the CPU's.",
+        W('m', "The platforms swapped: the hand-written rule is the generic one, the where-rule the CPU's.",
           "abs_p = elementwise_primitive('my_abs')\n"
           'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
           'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)])\n'
           "mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False), platform='cpu')\n"),
+        W('m', "generic rule registered with platform='gpu' (read 'for other platforms' as GPUs): no rule for TPU, lowering for tpu raises",
+          'abs_p = elementwise_primitive("my_abs")\n'
+          'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
+          'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False), platform="gpu")\n'
+          'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
+        W('g', "generic rule registered only for the two platforms the text names, 'tpu' and 'cuda': lowering for rocm finds no rule",
+          'abs_p = elementwise_primitive("my_abs")\n'
+          'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
+          'generic_abs = mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False)\n'
+          'for platform in ("tpu", "cuda"):                      # the non-CPU platforms\n'
+          '    mlir.register_lowering(abs_p, generic_abs, platform=platform)\n'
+          'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
+        W('b', "one generic rule that branches on ctx.module_context.platforms[0]: ignores ctx.platforms, so lowering for ('cpu','tpu') emits abs only, no case/select",
+          'abs_p = elementwise_primitive("my_abs")\n'
+          'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
+          'generic_abs = mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False)\n'
+          '\n'
+          'def abs_rule(ctx, operand):\n'
+          '    if ctx.module_context.platforms[0] == "cpu":      # on the CPU: one stablehlo.abs\n'
+          '        return [hlo.abs(operand)]\n'
+          '    return generic_abs(ctx, operand)                    # elsewhere: the jnp.where rule\n'
+          '\n'
+          'mlir.register_lowering(abs_p, abs_rule)\n'),
+        W('c', 'abstract eval fixed to float32: int32, int8, float16 inputs fail to lower (eager and jit)',
+          'abs_p = Primitive("my_abs")\n'
+          'abs_p.def_abstract_eval(lambda x: ShapedArray(x.shape, jnp.float32))\n'
+          'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
+          'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\n'
+          'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
+        W('d', 'impl is np.abs rather than the lowering: eager calls return NumPy arrays, not jax.Array',
+          'abs_p = elementwise_primitive("my_abs")\n'
+          'abs_p.def_impl(np.abs)                                 # eager: plain NumPy\n'
+          'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\n'
+          'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
+        W('d', 'hand-written CPU rule as max(v, -v) instead of a single stablehlo.abs: CPU module shows maximum and negate',
+          'abs_p = elementwise_primitive("my_abs")\n'
+          'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
+          'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\n'
+          'def abs_cpu_rule(ctx, operand):\n'
+          '    return [hlo.maximum(operand, hlo.negate(operand))]   # |v| = max(v, -v)\n'
+          'mlir.register_lowering(abs_p, abs_cpu_rule, platform="cpu")\n'),
+        W('d', 'The impl is jnp.abs, a second implementation that agrees on every value: eager calls never run the lowering.',
+          'abs_p = elementwise_primitive("my_abs")\n'
+          'abs_p.def_impl(jnp.abs)\n'
+          'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\n'
+          'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
     ],
     'quiz_answer': [
-        W("m", 'TODO',
+        W('m', 'q1=a: believes the last registration wins (section 5 says platform rules win whatever the order).',
           'q1 = "a"\n'
           'q2 = "a"\n'
           'q3 = "a"\n'
           'q4 = "b"\n'),
-        W("m", 'TODO',
+        W('m', 'q3=b: thinks lower_fun returns a compiled executable of f.',
           'q1 = "b"\n'
           'q2 = "a"\n'
           'q3 = "b"\n'
           'q4 = "b"\n'),
+        W('m', "q2=b: takes apply_primitive's behaviour (section 6's fix) for the default, thinks bind always runs the lowering",
+          'q1 = "b"\n'
+          'q2 = "b"\n'
+          'q3 = "a"\n'
+          'q4 = "b"\n'),
+        W('m', "q3=c: thinks lower_fun's function is called at run time (misses section 3's spy)",
+          'q1 = "b"\n'
+          'q2 = "a"\n'
+          'q3 = "c"\n'
+          'q4 = "b"\n'),
+        W('m', 'q4=c: thinks xla_client only warns as deprecated (section 2 shows an ImportError)',
+          'q1 = "b"\n'
+          'q2 = "a"\n'
+          'q3 = "a"\n'
+          'q4 = "c"\n'),
     ],
 }
