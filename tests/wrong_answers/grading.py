@@ -21,7 +21,10 @@ the reference records. Then, for each wrong answer, in that same kernel:
 
 From the command line, for a chapter's authors (prints one line per wrong answer):
 
-    .venv/bin/python tests/wrong_answers/grading.py CHAPTER [ANSWER_ID ...]
+    .venv/bin/python tests/wrong_answers/grading.py CHAPTER [ANSWER_ID ...] [--from FILE.py]
+
+(`--from` grades the WRONG table of another file of the same form, e.g. a fresh set of wrong
+answers written by someone who has not seen the checks.)
 
 A separate test (`tests/test_check.py`) grades a sample through the real autograder, to prove the
 two agree. If the kernel dies or a cell runs past its time, the kernel is started again and the
@@ -367,6 +370,16 @@ class _Died(Exception):
     pass
 
 
+def _table_from(path: Path) -> dict:
+    """The WRONG table of a file laid out as tests/wrong_answers/<chapter>.py."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("wrong_answers_from_file", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {gid: list(items) for gid, items in module.WRONG.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Grade a chapter's corpus (or some answer cells of it) and print each wrong answer's verdicts."""
     import sys
@@ -374,18 +387,24 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for `wrong_answers`
     from wrong_answers import VISIBLE, corpus
 
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    source = None
+    if "--from" in args:
+        at = args.index("--from")
+        source = Path(args[at + 1])
+        del args[at:at + 2]
     if not args:
         print(__doc__)
         return 2
     chapter, only = args[0], set(args[1:])
+    table = corpus(chapter) if source is None else _table_from(source)
     grader = ChapterGrader(chapter)
     bad = 0
     try:
         started = time.monotonic()
         grader.start()
         print(f"{chapter}: reference run in {time.monotonic() - started:.0f} s")
-        for gid, items in corpus(chapter).items():
+        for gid, items in table.items():
             if only and gid not in only:
                 continue
             for o in grader.grade(gid, items):
