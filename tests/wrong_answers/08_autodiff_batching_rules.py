@@ -2,9 +2,11 @@
 
 from wrong_answers import W
 
+APPLIES = {'ex1_answer': 'abcem', 'ex2_answer': 'cdegm', 'ex3_answer': 'cegm', 'ex4_answer': 'abcegm', 'quiz_answer': 'm'}
+
 WRONG = {
     'ex1_answer': [
-        W("m", "Section 5's pitfall: right JVP and transpose, but the batching rule assumes the batch axis is axis 0 (it only shifts the summed axes), so a batch axis elsewhere sums the wrong axes.",
+        W('m', "Section 5's pitfall: the batching rule takes the batch axis to be axis 0 and only shifts the summed axes, so a batch axis elsewhere sums the wrong axes.",
           'forget_rules(custom_reduce_sum_p)\n'
           'def reduce_sum_jvp(primals, tangents, *, axes):\n'
           '    (x,), (t,) = primals, tangents\n'
@@ -22,7 +24,7 @@ WRONG = {
           'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
           'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
           'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
-        W("m", "Section 3's pitfall: no symbolic zeros; the JVP binds the primitive on an ad.Zero tangent and the transpose calls expand_dims on an ad.Zero cotangent.",
+        W('m', "Section 3's pitfall: no symbolic zeros; the JVP binds the primitive on an ad.Zero tangent and the transpose calls expand_dims on an ad.Zero cotangent.",
           'forget_rules(custom_reduce_sum_p)\n'
           'def reduce_sum_jvp(primals, tangents, *, axes):\n'
           '    (x,), (t,) = primals, tangents\n'
@@ -35,7 +37,7 @@ WRONG = {
           'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
           'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
           'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
-        W("m", 'Right JVP and transpose, but the batching rule moves the batch axis to the front and forgets that the summed axes moved with it.',
+        W('m', 'Right JVP and transpose, but the batching rule moves the batch axis to the front and forgets that the summed axes moved with it.',
           'forget_rules(custom_reduce_sum_p)\n'
           'def reduce_sum_jvp(primals, tangents, *, axes):\n'
           '    (x,), (t,) = primals, tangents\n'
@@ -53,7 +55,7 @@ WRONG = {
           'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
           'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
           'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
-        W("m", 'Leaves the batch axis where it is and shifts the summed axes past it, but reports the batch axis of the input: summing an axis in front of it moves it one place down.',
+        W('c', "Leaves the batch axis in place and shifts the summed axes past it, but reports the input's batch axis: right only when no summed axis comes before it.",
           'forget_rules(custom_reduce_sum_p)\n'
           'def reduce_sum_jvp(primals, tangents, *, axes):\n'
           '    (x,), (t,) = primals, tangents\n'
@@ -71,15 +73,154 @@ WRONG = {
           'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
           'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
           'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+        W('a', 'transpose returns ones (the gradient of .sum()), ignoring ct: right for grad of custom_reduce_sum(...).sum(), wrong for a weighted sum, hessian is 0',
+          'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+          '\n'
+          'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n'
+          '    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n'
+          '\n'
+          'def reduce_sum_transpose(ct, x, *, axes):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(x.aval.to_tangent_aval()),)\n'
+          '    # d(sum x)/dx_i = 1 for every element\n'
+          '    return (jnp.ones(x.aval.shape, x.aval.dtype),)\n'
+          '\n'
+          'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+          '    (x,), (bd,) = batched_args, batch_dims\n'
+          '    x = jnp.moveaxis(x, bd, 0)\n'
+          '    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n'
+          '\n'
+          'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+          'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+          'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+        W('b', 'transpose broadcasts ct without re-inserting the summed axes: right only when the summed axes are leading (axis 0); axis 1/2 error, square matrix axis=1 gives the transposed gradient',
+          'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+          '\n'
+          'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n'
+          '    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n'
+          '\n'
+          'def reduce_sum_transpose(ct, x, *, axes):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(x.aval.to_tangent_aval()),)\n'
+          '    return (jnp.broadcast_to(ct, x.aval.shape),)      # spread the cotangent back over x\n'
+          '\n'
+          'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+          '    (x,), (bd,) = batched_args, batch_dims\n'
+          '    x = jnp.moveaxis(x, bd, 0)\n'
+          '    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n'
+          '\n'
+          'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+          'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+          'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+        W('c', 'The transpose re-inserts only axes[0]: right for one summed axis, wrong for a tuple such as (0, 2).',
+          'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+          '\n'
+          'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n'
+          '    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n'
+          '\n'
+          'def reduce_sum_transpose(ct, x, *, axes):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(x.aval.to_tangent_aval()),)\n'
+          '    return (jnp.broadcast_to(jnp.expand_dims(ct, axes[0]), x.aval.shape),)\n'
+          '\n'
+          'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+          '    (x,), (bd,) = batched_args, batch_dims\n'
+          '    x = jnp.moveaxis(x, bd, 0)\n'
+          '    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n'
+          '\n'
+          'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+          'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+          'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+        W('c', 'symbolic zeros built from the primal aval, not its tangent aval: for an int32 input the JVP rule returns Zero(int32[...]) instead of Zero(float0[...])',
+          'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+          '\n'
+          'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return y, ad.Zero(jax.typeof(y))\n'
+          '    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n'
+          '\n'
+          'def reduce_sum_transpose(ct, x, *, axes):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(x.aval),)\n'
+          '    return (jnp.broadcast_to(jnp.expand_dims(ct, axes), x.aval.shape),)\n'
+          '\n'
+          'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+          '    (x,), (bd,) = batched_args, batch_dims\n'
+          '    x = jnp.moveaxis(x, bd, 0)\n'
+          '    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n'
+          '\n'
+          'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+          'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+          'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+        W('e', 'transpose computed with NumPy on ct: eager grad works, but jit(vmap(grad)), vmap(grad), hessian and grad-of-grad raise TracerArrayConversionError',
+          'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+          '\n'
+          'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n'
+          '    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n'
+          '\n'
+          'def reduce_sum_transpose(ct, x, *, axes):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(x.aval.to_tangent_aval()),)\n'
+          '    return (np.broadcast_to(np.expand_dims(np.asarray(ct), axes), x.aval.shape),)\n'
+          '\n'
+          'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+          '    (x,), (bd,) = batched_args, batch_dims\n'
+          '    x = jnp.moveaxis(x, bd, 0)\n'
+          '    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n'
+          '\n'
+          'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+          'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+          'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+        W('m', 'answers a symbolic-zero tangent/cotangent with instantiated zeros (jnp.zeros) instead of ad.Zero: the rules called with Zero return arrays',
+          'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+          '\n'
+          'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return y, jnp.zeros_like(y)\n'
+          '    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n'
+          '\n'
+          'def reduce_sum_transpose(ct, x, *, axes):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (jnp.zeros(x.aval.shape, x.aval.dtype),)\n'
+          '    return (jnp.broadcast_to(jnp.expand_dims(ct, axes), x.aval.shape),)\n'
+          '\n'
+          'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+          '    (x,), (bd,) = batched_args, batch_dims\n'
+          '    x = jnp.moveaxis(x, bd, 0)\n'
+          '    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n'
+          '\n'
+          'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+          'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+          'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
     ],
     'ex2_answer': [
-        W("m", "Section 3's pitfall: no symbolic zeros; arithmetic on an ad.Zero tangent fails.",
+        W('m', "Section 3's pitfall: no symbolic zeros; arithmetic on an ad.Zero tangent fails.",
           'def sincos_jvp(primals, tangents):\n'
           '    (x,), (t,) = primals, tangents\n'
           '    s, c = sincos(x)\n'
           '    return (s, c), (c * t, -s * t)\n'
           'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
-        W("m", 'The derivative of cos taken as +sin.',
+        W('m', 'The derivative of cos taken as +sin (a sign slip).',
           'def sincos_jvp(primals, tangents):\n'
           '    (x,), (t,) = primals, tangents\n'
           '    s, c = sincos(x)\n'
@@ -88,9 +229,69 @@ WRONG = {
           '        return (s, c), (z, z)\n'
           '    return (s, c), (c * t, s * t)\n'
           'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+        W('d', 'computes outputs and tangents with jax.jvp(sincos_ref): values right, but the primitive no longer appears in the jvp jaxpr (0 sincos equations instead of 1)',
+          'def sincos_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        s, c = sincos_ref(x)\n'
+          '        zero = ad.Zero(jax.typeof(s).to_tangent_aval())\n'
+          '        return (s, c), (zero, zero)\n'
+          '    return jax.jvp(sincos_ref, (x,), (x_dot,))      # let JAX differentiate the reference\n'
+          '\n'
+          'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+        W('e', 'derivatives taken with np.cos/np.sin of x: jvp and eager grad work, but jit(grad), vmap(grad), grad of grad, hessian and jvp of jvp raise TracerArrayConversionError',
+          'def sincos_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    s, c = sincos(x)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        zero = ad.Zero(jax.typeof(s).to_tangent_aval())\n'
+          '        return (s, c), (zero, zero)\n'
+          '    cos_x, sin_x = np.cos(x), np.sin(x)               # the derivatives, as plain numbers\n'
+          '    return (s, c), (cos_x * x_dot, -sin_x * x_dot)\n'
+          '\n'
+          'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+        W('c', "sin recovered as sqrt(1 - cos^2): right for x in [0, pi] (the text's [0, pi/2]), wrong sign for negative x or x > pi; nan second derivative at 0",
+          'def sincos_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    s, c = sincos(x)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        zero = ad.Zero(jax.typeof(s).to_tangent_aval())\n'
+          '        return (s, c), (zero, zero)\n'
+          '    sin_x = jnp.sqrt(1.0 - c * c)                      # sin from cos: sin^2 + cos^2 = 1\n'
+          '    return (s, c), (c * x_dot, -sin_x * x_dot)\n'
+          '\n'
+          'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+        W('m', 'answers a symbolic-zero tangent with jnp.zeros arrays instead of two ad.Zero',
+          'def sincos_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    s, c = sincos(x)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return (s, c), (jnp.zeros_like(s), jnp.zeros_like(c))\n'
+          '    return (s, c), (c * x_dot, -s * x_dot)\n'
+          '\n'
+          'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+        W('m', 'returns a single ad.Zero for the zero tangent instead of one per output (a pair)',
+          'def sincos_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    s, c = sincos(x)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return (s, c), ad.Zero(jax.typeof(s).to_tangent_aval())\n'
+          '    return (s, c), (c * x_dot, -s * x_dot)\n'
+          '\n'
+          'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+        W('g', 'zero tangent built from jax.typeof(0.0): a scalar weak float32 Zero whatever the shape of x',
+          'def sincos_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    s, c = sincos(x)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        zero = ad.Zero(jax.typeof(0.0).to_tangent_aval())\n'
+          '        return (s, c), (zero, zero)\n'
+          '    return (s, c), (c * x_dot, -s * x_dot)\n'
+          '\n'
+          'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
     ],
     'ex3_answer': [
-        W("m", "Moves x's batch axis to the front but never w's: right while w is batched on axis 0 only.",
+        W('c', "Moves x's batch axis to the front but never w's: right while w is batched on axis 0 only.",
           'def matvec_batch(batched_args, batch_dims):\n'
           '    (w, x), (wd, xd) = batched_args, batch_dims\n'
           '    if wd is None:\n'
@@ -99,12 +300,12 @@ WRONG = {
           "        return jnp.einsum('bmn,n->bm', w, x), 0\n"
           "    return jnp.einsum('bmn,bn->bm', w, jnp.moveaxis(x, xd, 0)), 0\n"
           'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
-        W("m", 'Handles a batch of vectors only, as if w were never batched.',
+        W('m', 'Handles a batch of vectors only, as if w were never batched.',
           'def matvec_batch(batched_args, batch_dims):\n'
           '    (w, x), (wd, xd) = batched_args, batch_dims\n'
           "    return jnp.einsum('mn,bn->bm', w, jnp.moveaxis(x, xd, 0)), 0\n"
           'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
-        W("m", "Computes with the batch axis in front but reports the input's original batch axis.",
+        W('m', "Computes with the batch axis in front but reports the input's own batch axis as out_dim.",
           'def matvec_batch(batched_args, batch_dims):\n'
           '    (w, x), (wd, xd) = batched_args, batch_dims\n'
           '    if wd is None:\n'
@@ -114,15 +315,83 @@ WRONG = {
           "        return jnp.einsum('bmn,n->bm', w, x), wd\n"
           "    return jnp.einsum('bmn,bn->bm', w, jnp.moveaxis(x, xd, 0)), 0\n"
           'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+        W('c', "Moves x's batch axis to the front only when w is not batched: with both batched and x batched on axis 1, it reads x's batch axis as its first.",
+          'def matvec_batch(batched_args, batch_dims):\n'
+          '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+          '    if wd is None:                                     # one matrix, a batch of vectors\n'
+          '        return jnp.einsum("mn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n'
+          '    w = jnp.moveaxis(w, wd, 0)\n'
+          '    if xd is None:                                     # a batch of matrices, one vector\n'
+          '        return jnp.einsum("bmn,n->bm", w, x), 0\n'
+          '    return jnp.einsum("bmn,bn->bm", w, x), 0\n'
+          '\n'
+          'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+        W('c', 'handles None but assumes every batch axis is 0 (no moveaxis): right for in_axes 0/None, errors or wrong layout for batch axes 1 or 2',
+          'def matvec_batch(batched_args, batch_dims):\n'
+          '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+          '    if wd is None:                                     # one matrix, a batch of vectors\n'
+          '        return jnp.einsum("mn,bn->bm", w, x), 0\n'
+          '    if xd is None:                                     # a batch of matrices, one vector\n'
+          '        return jnp.einsum("bmn,n->bm", w, x), 0\n'
+          '    return jnp.einsum("bmn,bn->bm", w, x), 0\n'
+          '\n'
+          'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+        W('c', 'moves the batch axis with swapaxes instead of moveaxis: fine for w batched at axis 0 or 1, scrambles w batched at axis 2',
+          'def matvec_batch(batched_args, batch_dims):\n'
+          '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+          '    if wd is not None:\n'
+          '        w = jnp.swapaxes(w, wd, 0)                     # bring the batch axis to the front\n'
+          '    if xd is not None:\n'
+          '        x = jnp.swapaxes(x, xd, 0)\n'
+          '    if wd is None:\n'
+          '        return jnp.einsum("mn,bn->bm", w, x), 0\n'
+          '    if xd is None:\n'
+          '        return jnp.einsum("bmn,n->bm", w, x), 0\n'
+          '    return jnp.einsum("bmn,bn->bm", w, x), 0\n'
+          '\n'
+          'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+        W('e', 'computes with np.einsum/np.moveaxis: eager vmap works, jit(vmap) and vmap(vmap) raise TracerArrayConversionError',
+          'def matvec_batch(batched_args, batch_dims):\n'
+          '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+          '    if wd is None:\n'
+          '        return np.einsum("mn,bn->bm", w, np.moveaxis(x, xd, 0)), 0\n'
+          '    w = np.moveaxis(w, wd, 0)\n'
+          '    if xd is None:\n'
+          '        return np.einsum("bmn,n->bm", w, x), 0\n'
+          '    return np.einsum("bmn,bn->bm", w, np.moveaxis(x, xd, 0)), 0\n'
+          '\n'
+          'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+        W('g', 'one matrix, batch of vectors computed as x @ w (transpose forgotten): right for the identity/symmetric w of the text, wrong for a random square w, error when m != n',
+          'def matvec_batch(batched_args, batch_dims):\n'
+          '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+          '    if wd is None:                                     # rows of x times w\n'
+          '        return jnp.moveaxis(x, xd, 0) @ w, 0\n'
+          '    w = jnp.moveaxis(w, wd, 0)\n'
+          '    if xd is None:\n'
+          '        return w @ x, 0\n'
+          '    return jnp.einsum("bmn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n'
+          '\n'
+          'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+        W('m', "tests 'not batched' with `if not wd` (quiz q3's confusion of None with 0): axis 0 is taken as unbatched, so in_axes=0 fails",
+          'def matvec_batch(batched_args, batch_dims):\n'
+          '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+          '    if not wd:                                         # w not batched\n'
+          '        return jnp.einsum("mn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n'
+          '    w = jnp.moveaxis(w, wd, 0)\n'
+          '    if not xd:                                         # x not batched\n'
+          '        return jnp.einsum("bmn,n->bm", w, x), 0\n'
+          '    return jnp.einsum("bmn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n'
+          '\n'
+          'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
     ],
     'ex4_answer': [
-        W("m", "Section 3's pitfall: no symbolic zeros; a zero cotangent goes into scale and into ct * x.",
+        W('m', "Section 3's pitfall: no symbolic zeros; a zero cotangent goes into scale and into ct * x.",
           'def scale_transpose(ct, x, c):\n'
           '    if ad.is_undefined_primal(x):\n'
           '        return scale(ct, c), None\n'
           '    return None, jnp.sum(ct * x).astype(c.aval.dtype)\n'
           'ad.primitive_transposes[scale_p] = scale_transpose\n'),
-        W("m", 'The cotangent of c sums the output cotangent but forgets to weight it by x.',
+        W('m', 'The cotangent of c sums the output cotangent but forgets to weight it by x.',
           'def scale_transpose(ct, x, c):\n'
           '    if ad.is_undefined_primal(x):\n'
           '        if type(ct) is ad.Zero:\n'
@@ -132,17 +401,127 @@ WRONG = {
           '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
           '    return None, jnp.sum(ct)\n'
           'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('e', "x's cotangent computed in NumPy: eager gradients work, but jit, vmap or a second derivative with respect to x meet a tracer NumPy cannot read.",
+          'def scale_transpose(ct, x, c):\n'
+          '    if ad.is_undefined_primal(x):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          '        return jnp.asarray(np.asarray(ct) * np.asarray(c)), None   # y = x * c, so ct * c\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+          '    return None, jnp.sum(ct * x).astype(c.aval.dtype)\n'
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('a', "c's cotangent is sum(x), ignoring ct: right for grad of scale(x, c).sum(), wrong for a weighted loss, second derivative 0",
+          'def scale_transpose(ct, x, c):\n'
+          '    if ad.is_undefined_primal(x):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          '        return scale(ct, c), None\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+          '    return None, jnp.sum(x).astype(c.aval.dtype)          # d(x * c)/dc = x, summed over the elements\n'
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('a', "x's cotangent is c broadcast to x's shape, ignoring ct: right for .sum(), wrong for weighted losses and hessians",
+          'def scale_transpose(ct, x, c):\n'
+          '    if ad.is_undefined_primal(x):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          '        return jnp.broadcast_to(c, x.aval.shape), None      # d(x * c)/dx = c for every element\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+          '    return None, jnp.sum(ct * x).astype(c.aval.dtype)\n'
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('b', "c's cotangent summed with dtype=float32: right for float32, returns float32 instead of bfloat16/float16 for low-precision c",
+          'def scale_transpose(ct, x, c):\n'
+          '    if ad.is_undefined_primal(x):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          '        return scale(ct, c), None\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+          '    return None, jnp.sum(ct * x, dtype=jnp.float32)        # accumulate the sum in float32\n'
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('c', "c's cotangent summed over axis 0 only: right for 1-D x, wrong shape for 2-D x and an error for 0-d x",
+          'def scale_transpose(ct, x, c):\n'
+          '    if ad.is_undefined_primal(x):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          '        return scale(ct, c), None\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+          '    return None, jnp.sum(ct * x, axis=0).astype(c.aval.dtype)\n'
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('g', "c's cotangent as jnp.dot(ct, x): right for the text's 1-D u and for 0-d, error for 2-D x",
+          'def scale_transpose(ct, x, c):\n'
+          '    if ad.is_undefined_primal(x):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          '        return scale(ct, c), None\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+          '    return None, jnp.dot(ct, x).astype(c.aval.dtype)       # the dot product of ct and x\n'
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('e', "c's cotangent computed in NumPy: eager grad and vmap(grad) work, grad of grad, jit(vmap(grad)) and check_grads raise TracerArrayConversionError",
+          'def scale_transpose(ct, x, c):\n'
+          '    if ad.is_undefined_primal(x):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          '        return scale(ct, c), None\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+          '    return None, np.asarray(np.sum(np.asarray(ct) * np.asarray(x)), c.aval.dtype)\n'
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('m', "c's cotangent not summed (ct * x, one per element): 'Expected cotangent type float32[]' on every gradient with respect to c",
+          'def scale_transpose(ct, x, c):\n'
+          '    if ad.is_undefined_primal(x):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          '        return scale(ct, c), None\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+          "    return None, ct * x                                     # one cotangent per element, like x's\n"
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('m', 'takes the undefined operand to be the ad.Zero one (quiz q2 b): every gradient with respect to x fails multiplying by an UndefinedPrimal',
+          'def scale_transpose(ct, x, c):\n'
+          '    if type(x) is ad.Zero:                                  # the operand we differentiate\n'
+          '        return scale(ct, c), None\n'
+          '    return None, jnp.sum(ct * x).astype(c.aval.dtype)\n'
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
     ],
     'quiz_answer': [
-        W("m", 'TODO',
+        W('m', "q1=c and q4=a: takes def_vjp for a real method, and an integer's tangent type for its own dtype.",
           'q1 = "c"\n'
           'q2 = "a"\n'
           'q3 = "c"\n'
           'q4 = "a"\n'),
-        W("m", 'TODO',
+        W('m', 'q1=a: generalises section 2 (softplus needs no transpose) to a JVP that binds the primitive on the tangent',
+          'q1 = "a"\n'
+          'q2 = "a"\n'
+          'q3 = "c"\n'
+          'q4 = "b"\n'),
+        W('m', 'q2=b: confuses the undefined (linear) operand with a symbolic zero',
+          'q1 = "b"\n'
+          'q2 = "b"\n'
+          'q3 = "c"\n'
+          'q4 = "b"\n'),
+        W('m', 'q3=a: reads None in batch_dims as axis 0',
           'q1 = "b"\n'
           'q2 = "a"\n'
           'q3 = "a"\n'
           'q4 = "b"\n'),
+        W('m', "q4=a: thinks an integer's tangent type is its own dtype (misses float0, section 3)",
+          'q1 = "b"\n'
+          'q2 = "a"\n'
+          'q3 = "c"\n'
+          'q4 = "a"\n'),
     ],
 }

@@ -2,23 +2,25 @@
 
 from wrong_answers import W
 
+APPLIES = {'ex1_answer': 'abcdefgm', 'ex2_answer': 'abcegm', 'ex3_answer': 'bcgm', 'ex4_answer': 'bcdegm', 'quiz_answer': 'm'}
+
 WRONG = {
     'ex1_answer': [
-        W("d", "returns jax.vjp itself, the function the exercise rebuilds",
-          "def vjp_via_linearize(f, *primals):\n"
-          "    return jax.vjp(f, *primals)\n"),
-        W("d", "linearizes for the output, then takes the backward function from jax.vjp",
-          "def vjp_via_linearize(f, *primals):\n"
-          "    out, _ = jax.linearize(f, *primals)\n"
-          "    return out, jax.vjp(f, *primals)[1]\n"),
-        W("m", 'Right values, but the backward function linearizes again on every call, so f runs in the backward pass: reverse mode should only replay the linear program recorded once.',
+        W('d', 'returns jax.vjp itself, the function the exercise rebuilds',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    return jax.vjp(f, *primals)\n'),
+        W('d', 'linearizes for the output, then takes the backward function from jax.vjp',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, _ = jax.linearize(f, *primals)\n'
+          '    return out, jax.vjp(f, *primals)[1]\n'),
+        W('m', 'Right values, but vjp_fn linearizes again on every call, so f runs in every backward pass instead of once.',
           'def vjp_via_linearize(f, *primals):\n'
           '    out = f(*primals)\n'
           '    def vjp_fn(ct):\n'
           '        _, f_lin = jax.linearize(f, *primals)\n'
           '        return jax.linear_transpose(f_lin, *primals)(ct)\n'
           '    return out, vjp_fn\n'),
-        W("m", 'Unwraps the tuple when there is one primal, returning a bare array: jax.vjp always returns a tuple with one cotangent per positional primal, even when there is one.',
+        W('m', 'Unwraps the tuple when there is one primal: jax.vjp returns a tuple with one cotangent per positional primal, even for one.',
           'def vjp_via_linearize(f, *primals):\n'
           '    out, f_lin = jax.linearize(f, *primals)\n'
           '    f_lin_T = jax.linear_transpose(f_lin, *primals)\n'
@@ -26,30 +28,144 @@ WRONG = {
           '        cts = f_lin_T(ct)\n'
           '        return cts[0] if len(primals) == 1 else cts\n'
           '    return out, vjp_fn\n'),
+        W('a', 'vjp_fn pulls back a cotangent of ones whatever ct is (what grad does): right only for an all-ones ct',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)\n'
+          '    f_T = jax.linear_transpose(f_lin, *primals)\n'
+          '    def vjp_fn(ct):\n'
+          '        return f_T(jax.tree.map(jnp.ones_like, out))      # pull back the seed of ones, as grad does\n'
+          '    return out, vjp_fn\n'),
+        W('b', 'differentiates only the first positional primal (others closed over): vjp_fn returns one cotangent instead of one per primal',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    first, rest = primals[0], primals[1:]\n'
+          '    out, f_lin = jax.linearize(lambda p: f(p, *rest), first)   # differentiate the first argument\n'
+          '    return out, jax.linear_transpose(f_lin, first)\n'),
+        W('b', 'casts every cotangent to float32: right for float32 primals, wrong dtype (float32) for bfloat16 primals',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)\n'
+          '    f_T = jax.linear_transpose(f_lin, *primals)\n'
+          '    def vjp_fn(ct):\n'
+          '        return tuple(jax.tree.map(lambda g: g.astype(jnp.float32), f_T(ct)))\n'
+          '    return out, vjp_fn\n'),
+        W('c', 'flattens the primals to leaves and returns one cotangent per leaf: right for array primals, flat tuple instead of the dict/tuple structure for pytree primals',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    leaves, treedef = jax.tree.flatten(primals)\n'
+          '    flat_f = lambda *flat: f(*jax.tree.unflatten(treedef, flat))\n'
+          '    out, f_lin = jax.linearize(flat_f, *leaves)\n'
+          '    return out, jax.linear_transpose(f_lin, *leaves)        # one cotangent per leaf\n'),
+        W('g', "converts ct with jnp.asarray(ct, dtype=out.dtype), assuming a single-array output like the text's: AttributeError for tuple/dict outputs",
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)\n'
+          '    f_T = jax.linear_transpose(f_lin, *primals)\n'
+          '    def vjp_fn(ct):\n'
+          "        return f_T(jnp.asarray(ct, dtype=out.dtype))        # match the output's dtype\n"
+          '    return out, vjp_fn\n'),
+        W('e', 'coerces ct to NumPy arrays of the output dtype: eager vjp_fn works, jax.jit(vjp_fn) raises TracerArrayConversionError',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)\n'
+          '    f_T = jax.linear_transpose(f_lin, *primals)\n'
+          '    def vjp_fn(ct):\n'
+          "        ct = jax.tree.map(lambda c, o: np.asarray(c, dtype=o.dtype), ct, out)   # the output's dtypes\n"
+          '        return f_T(ct)\n'
+          '    return out, vjp_fn\n'),
+        W('f', "caches the linearization keyed by f so 'f runs once' across calls: a second call with other primals returns the first call's out and cotangents; grad through it gives 0",
+          '_linearized = {}   # f -> (out, transpose): f runs only once\n'
+          '\n'
+          'def vjp_via_linearize(f, *primals):\n'
+          '    if f not in _linearized:\n'
+          '        out, f_lin = jax.linearize(f, *primals)\n'
+          '        _linearized[f] = (out, jax.linear_transpose(f_lin, *primals))\n'
+          '    return _linearized[f]\n'),
+        W('m', "applies the linear map f_lin to the cotangent instead of its transpose (section 1's pitfall): wrong for non-symmetric Jacobians, errors when shapes differ",
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)\n'
+          '    return out, lambda ct: (f_lin(ct),)                      # the linear map, applied to the cotangent\n'),
     ],
     'ex2_answer': [
-        W("m", 'Takes the transpose of a linear primitive to be the primitive itself: sums in the same direction instead of the opposite one.',
+        W('m', 'Takes the transpose of a linear primitive to be the primitive itself: sums in the same direction instead of the opposite one.',
           'def running_sum_transpose(ct, v, *, axis, reverse):\n'
           '    if type(ct) is ad.Zero:\n'
           '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
           '    return (running_sum_p.bind(ct, axis=axis, reverse=reverse),)\n'
           '\n'
           'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W("m", 'Sums the other way, but through the wrapper without passing `axis`, so always along the last axis: right for 1-d arrays, wrong along any other axis.',
+        W('b', 'Sums the other way through the wrapper without passing axis, so always along the last axis: right for 1-d arrays only.',
           'def running_sum_transpose(ct, v, *, axis, reverse):\n'
           '    if type(ct) is ad.Zero:\n'
           '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
           '    return (running_sum(ct, reverse=not reverse),)\n'
           '\n'
           'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('a', 'returns the count of outputs each element fed (n-i, or i+1 reversed), ignoring ct: right only for grad of running_sum(...).sum()',
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '    # x_i fed n - i outputs (i + 1 when reversed): that many times the cotangent\n'
+          '    n = v.aval.shape[axis]\n'
+          '    counts = jnp.arange(1, n + 1) if reverse else jnp.arange(n, 0, -1)\n'
+          '    shape = [1] * len(v.aval.shape)\n'
+          '    shape[axis] = n\n'
+          '    return (jnp.broadcast_to(counts.reshape(shape).astype(ct.dtype), v.aval.shape),)\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('b', 'always sums from the end (reverse=True), ignoring the reverse parameter: right for reverse=False, wrong for reverse=True',
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '    # x_i fed every output from i onwards: sum the cotangents from the end\n'
+          '    return (running_sum_p.bind(ct, axis=axis, reverse=True),)\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('c', 'transposes with a float32 triangular matrix of ones: values right, but bfloat16 cotangents come back as float32',
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '    # the Jacobian is triangular; its transpose is the other triangle\n'
+          '    n = v.aval.shape[axis]\n'
+          '    tri = jnp.tril(jnp.ones((n, n))) if not reverse else jnp.triu(jnp.ones((n, n)))\n'
+          '    moved = jnp.moveaxis(ct, axis, -1)\n'
+          '    return (jnp.moveaxis(moved @ tri, -1, axis),)\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('c', 'reverses the cotangent with ct[::-1], i.e. along axis 0 whatever axis is: right for 1-D and axis=0, wrong for axis=1 / -1 of a 2-D or 3-D array',
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '    flipped = jnp.cumsum(ct[::-1], axis=axis)[::-1]          # a reversed cumsum\n'
+          '    return (flipped if not reverse else jnp.cumsum(ct, axis=axis),)\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('g', "jnp.cumsum without an axis (flattens), written for the text's 1-D example: 2-D inputs get a flat cotangent and fail",
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '    if reverse:\n'
+          '        return (jnp.cumsum(ct),)\n'
+          '    return (jnp.cumsum(ct[::-1])[::-1],)                       # sum from the end\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('e', 'transposes in NumPy: eager grad works, jit(grad), vmap(grad), grad of grad and check_grads order 2 raise TracerArrayConversionError',
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '    ct = np.asarray(ct)\n'
+          '    flipped = np.flip(np.cumsum(np.flip(ct, axis), axis=axis), axis)\n'
+          '    return (flipped if not reverse else np.cumsum(ct, axis=axis),)\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('m', "no symbolic-zero branch: called with an ad.Zero cotangent the rule raises instead of returning (Zero(v's tangent aval),)",
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    return (running_sum_p.bind(ct, axis=axis, reverse=not reverse),)\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
     ],
     'ex3_answer': [
-        W("m", 'Marks only the equations that read a linear input directly, forgetting that their outputs make later equations depend on it too.',
+        W('m', 'Marks only the equations that read a linear input directly, forgetting that their outputs make later equations depend on it too.',
           'def transposed_equations(jaxpr, linear):\n'
           '    inputs = [var for var, is_linear in zip(jaxpr.invars, linear) if is_linear]\n'
           '    return [i for i, eqn in enumerate(jaxpr.eqns)\n'
           '            if any(isinstance(var, Var) and any(var is x for x in inputs) for var in eqn.invars)]\n'),
-        W("m", "Propagates dependence, but only through an equation's first output, as if every equation had one: the other outputs of a split are missed.",
+        W('c', "Propagates dependence through an equation's first output only: right while every equation has one output, misses a split's others.",
           'def transposed_equations(jaxpr, linear):\n'
           '    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n'
           '    found = []\n'
@@ -58,30 +174,141 @@ WRONG = {
           '            found.append(index)\n'
           '            depends.add(eqn.outvars[0])\n'
           '    return found\n'),
+        W('c', 'tests `var in depends` on every input, Literals included: TypeError unhashable Literal on any jaxpr with a literal in a dependent position (e.g. 3.0 * u)',
+          'def transposed_equations(jaxpr, linear):\n'
+          '    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n'
+          '    found = []\n'
+          '    for index, eqn in enumerate(jaxpr.eqns):\n'
+          '        if any(var in depends for var in eqn.invars):\n'
+          '            found.append(index)\n'
+          '            depends.update(eqn.outvars)\n'
+          '    return found\n'),
+        W('m', 'returns the indices in reverse (the order the backward pass walks them) instead of increasing order',
+          'def transposed_equations(jaxpr, linear):\n'
+          '    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n'
+          '    found = []\n'
+          '    for index, eqn in enumerate(jaxpr.eqns):\n'
+          '        if any(isinstance(var, Var) and var in depends for var in eqn.invars):\n'
+          '            found.append(index)\n'
+          '            depends.update(eqn.outvars)\n'
+          '    return found[::-1]                                 # the backward pass walks them last to first\n'),
+        W('b', 'ignores the linear flags, treating every invar as linear: known-input equations (sin w, cos w) are listed too',
+          'def transposed_equations(jaxpr, linear):\n'
+          "    depends = set(jaxpr.invars)                        # the program's inputs\n"
+          '    found = []\n'
+          '    for index, eqn in enumerate(jaxpr.eqns):\n'
+          '        if any(isinstance(var, Var) and var in depends for var in eqn.invars):\n'
+          '            found.append(index)\n'
+          '            depends.update(eqn.outvars)\n'
+          '    return found\n'),
+        W('g', "looks only at eqn.invars[0] (the operand position of the text's examples): misses equations whose linear input is second, e.g. mul 3.0 u or mul c u",
+          'def transposed_equations(jaxpr, linear):\n'
+          '    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n'
+          '    found = []\n'
+          '    for index, eqn in enumerate(jaxpr.eqns):\n'
+          '        first = eqn.invars[0]\n'
+          "        if isinstance(first, Var) and first in depends:   # the tangent is the equation's operand\n"
+          '            found.append(index)\n'
+          '            depends.update(eqn.outvars)\n'
+          '    return found\n'),
+        W('m', 'requires all Var inputs to be linear (any -> all): an equation mixing a linear and a known input, such as mul c d in the tap example, is left out',
+          'def transposed_equations(jaxpr, linear):\n'
+          '    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n'
+          '    found = []\n'
+          '    for index, eqn in enumerate(jaxpr.eqns):\n'
+          '        if all(isinstance(var, Var) and var in depends for var in eqn.invars if isinstance(var, Var)):\n'
+          '            found.append(index)\n'
+          '            depends.update(eqn.outvars)\n'
+          '    return found\n'),
     ],
     'ex4_answer': [
-        W("m", 'Right derivatives, but tanh is computed inside `linearized`, so it lands in the tangent jaxpr and runs again in every backward pass instead of being saved as a residual.',
+        W('m', 'Right derivatives, but tanh is computed inside `linearized`, so it lands in the tangent jaxpr and runs again in every backward pass instead of being saved as a residual.',
           'def logcosh_linearization(is_vjp, nonzeros, v):\n'
           '    return logcosh(v), nonzeros[0], None, None, lambda res, _, v_dot: jnp.tanh(v) * v_dot\n'
           '\n'
           'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W("m", 'Saves tanh as a residual, but behind stop_gradient, taking a residual to be a constant: first derivatives are right, the second derivative comes out zero.',
+        W('m', 'Saves tanh as a residual, but behind stop_gradient, taking a residual to be a constant: first derivatives are right, the second derivative comes out zero.',
           'def logcosh_linearization(is_vjp, nonzeros, v):\n'
           '    residual = jax.lax.stop_gradient(jnp.tanh(v))\n'
           '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
           '\n'
           'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('m', 'saves v as the residual and computes tanh in the linear part: derivatives right, but the tangent jaxpr is [tanh, mul] instead of one mul',
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    # save v; the linear part applies the derivative tanh(v) to the tangent\n'
+          '    return logcosh(v), nonzeros[0], v, None, lambda res, _, v_dot: jnp.tanh(res) * v_dot\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('d', 'linear part calls the JVP rule logcosh_jvp: grad/vjp/linearize append to logcosh_jvp_calls, tangent jaxpr [tanh, mul]',
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    # reuse the JVP rule for the tangent\n'
+          '    return logcosh(v), nonzeros[0], v, None, lambda res, _, v_dot: logcosh_jvp(v_dot, res)\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('d', 'builds the linear part from jax.linearize(logcosh_ref): tangent jaxpr [neg, mul, mul, add], and -0.0 becomes 0.0',
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    out, lin = jax.linearize(logcosh_ref, v)          # let JAX linearize the reference\n'
+          '    return out, nonzeros[0], None, None, lambda res, _, v_dot: lin(v_dot)\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('c', 'tanh as (e^v - e^-v)/(e^v + e^-v): overflows to nan for |v| ~ 90+ (grad at -100 and 100 is nan), bf16 values differ',
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    e_pos, e_neg = jnp.exp(v), jnp.exp(-v)\n'
+          '    residual = (e_pos - e_neg) / (e_pos + e_neg)      # tanh(v) = sinh(v) / cosh(v)\n'
+          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('b', "computes the residual in float32 whatever v's dtype: bfloat16 linearize gives a float32 tangent with a convert, bfloat16 vjp and grad-of-grad raise",
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    residual = jnp.tanh(v.astype(jnp.float32))        # compute the residual in float32\n'
+          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('e', 'residual computed with np.tanh: eager grad works, jit(grad), vmap(grad), grad of grad, hessian and check_grads raise TracerArrayConversionError',
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    residual = np.tanh(v)                             # computed now, in the forward pass\n'
+          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('g', "residual is jnp.tanh(x) of the notebook's global x instead of v: right at x = [0.5, 1, 2], wrong or shape errors anywhere else",
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    residual = jnp.tanh(x)                            # computed now, in the forward pass\n'
+          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
     ],
     'quiz_answer': [
-        W("m", 'Thinks grad always uses the JVP rule.',
+        W('m', 'q2=b, q3=a, q4=a: every primitive needs a transpose rule, a transpose error means a JVP rule is missing, deflinear2 registers only a transpose.',
+          'q1 = "b"\n'
+          'q2 = "b"\n'
+          'q3 = "a"\n'
+          'q4 = "a"\n'),
+        W('m', "q1=a: thinks grad always uses the JVP rule (misses section 3's 'linearization rule first')",
           'q1 = "a"\n'
           'q2 = "a"\n'
           'q3 = "c"\n'
           'q4 = "c"\n'),
-        W("m", 'Thinks every primitive in a JVP needs its own transpose rule, that a transpose error means a JVP rule is missing, and that deflinear2 registers only the transpose rule.',
+        W('m', 'q2=b: thinks every primitive needs its own transpose rule (misses section 7)',
           'q1 = "b"\n'
           'q2 = "b"\n'
-          'q3 = "a"\n'
+          'q3 = "c"\n'
+          'q4 = "c"\n'),
+        W('m', "q3=b: reads the 'Transpose rule for sin' message as sin not being differentiable (section 6)",
+          'q1 = "b"\n'
+          'q2 = "a"\n'
+          'q3 = "b"\n'
+          'q4 = "c"\n'),
+        W('m', 'q4=a: thinks deflinear2 registers only the transpose rule (section 5 shows jvp + transpose)',
+          'q1 = "b"\n'
+          'q2 = "a"\n'
+          'q3 = "c"\n'
           'q4 = "a"\n'),
     ],
 }
