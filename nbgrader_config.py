@@ -1,8 +1,28 @@
 """nbgrader settings for this repository: plain `nbgrader` commands work from its top folder."""
 
+import os
+
 c = get_config()  # noqa: F821  (nbgrader provides get_config when it loads this file)
 
 c.CourseDirectory.course_id = "jax-beyond-jnp"
+
+# The exchange: the folder `nbgrader release_assignment` puts a chapter in for learners to fetch,
+# and where their submissions wait for `nbgrader collect`. For a class on one machine, nbgrader's
+# docs ("Setting up the exchange") put it at /tmp/exchange, readable and writable by every account;
+# nbgrader's own default, /usr/local/share/nbgrader/exchange, only root can create, so without this
+# line formgrader says the exchange does not exist and offers no release or collect. For a class
+# on a JupyterHub, name the hub's shared folder here and in the global config the learners read
+# (README, "The exchange"). This file (read last) wins over a global config for the instructor.
+c.Exchange.root = "/tmp/exchange"
+# Formgrader looks for the folder when it starts, so it is made here if missing, open to every
+# account as nbgrader's docs make it; if that fails, nbgrader says why when it needs the folder.
+if not os.path.isdir(c.Exchange.root):
+    try:
+        os.makedirs(c.Exchange.root)
+        os.chmod(c.Exchange.root, 0o777)
+    except OSError:
+        pass
+
 # Instructor sources (full solutions, hidden tests, stored outputs) and the learner versions.
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "notebooks"

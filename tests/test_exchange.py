@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import subprocess
@@ -134,3 +135,27 @@ def test_exchange_files_are_kept_beside_the_autograded_notebook(tmp_path):
     assert (course / "autograded" / "ok" / CHAPTER / "timestamp.txt").read_text().startswith("2026-11-20")
     assert kept("garbage") == ["submission_secret.txt"]
     assert kept("linked") == ["submission_secret.txt"]
+
+
+def test_the_course_config_gives_formgrader_an_exchange_it_can_use(tmp_path):
+    """Read as formgrader reads it, does the course's nbgrader_config.py name an exchange that exists and
+    is writable by every account, at /tmp/exchange where nbgrader's docs put one for a single machine,
+    so that formgrader offers release and collect?"""
+    from conftest import ROOT
+
+    (tmp_path / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
+    # The formgrader's own check (nbgrader's NbGraderAPI), without an import only format checks need
+    # (grader.course.skip_unused_schema_formats).
+    probe = "\n".join([
+        "import json, sys", "sys.modules.setdefault('rfc3987_syntax', None)",
+        "from nbgrader.apps.api import NbGraderAPI", "from nbgrader.apps.baseapp import NbGrader",
+        "app = NbGrader()", "app.load_config_file()", "api = NbGraderAPI(config=app.config)",
+        "print(json.dumps([api.exchange_root, api.exchange_missing, bool(api.exchange_is_functional)]))"])
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "config"))
+    env.pop("JUPYTER_CONFIG_PATH", None)
+    proc = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    root, missing, functional = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert (root, missing, functional) == ("/tmp/exchange", False, True), proc.stdout
+    assert os.stat(root).st_mode & 0o777 == 0o777, f"{root} is not open to every account: {oct(os.stat(root).st_mode)}"
