@@ -61,7 +61,7 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
         submitted.mkdir(parents=True)
         shutil.copy(notebook, submitted / f"{chapter}.ipynb")
         summary = autograde(course, [chapter], workers=1, feedback=False, progress=False,
-                            reference_cache=reference_cache())
+                            reference_cache=reference_cache(), class_section=False)
     row = summary.rows[0]
     if row.status.startswith("failed: "):
         raise CourseError(f"{notebook.name} could not be graded: {row.status[len('failed: '):]}")

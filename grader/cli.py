@@ -71,6 +71,15 @@ def _autograde(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from grader.autograde.class_report import figures_folder, report
+
+    path = report(course=Path(args.course), chapter=args.chapter, out=Path(args.out) if args.out else None)
+    print(path.read_text(), end="")
+    print(f"\nreport:  {path}\nfigures: {figures_folder(path)}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="grader", description="Tools for the JAX beyond jnp course.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -116,6 +125,16 @@ def parser() -> argparse.ArgumentParser:
                       help="run kernels with resource limits only (to measure the sandbox's cost; not for a class)")
     auto.add_argument("--no-feedback", action="store_true", help="skip writing HTML feedback")
     auto.set_defaults(run=_autograde)
+
+    rep = sub.add_parser("report", help="what the class got wrong in a graded chapter: per exercise the share at "
+                         "full marks, the mean and the most common first failures, with figures (from the "
+                         "gradebook, so scores changed in formgrader count)")
+    rep.add_argument("chapter", metavar="CHAPTER", help="a graded chapter's id, such as 01_numpy_interop")
+    rep.add_argument("--course", default=".", help="the course folder holding gradebook.db and autograded/ "
+                     "(default: .)")
+    rep.add_argument("--out", metavar="FILE", help="the markdown file to write (default: class-report-CHAPTER.md "
+                     "in the course folder); its figures go to the folder beside it named FILE's stem + -figures")
+    rep.set_defaults(run=_report)
     return p
 
 

@@ -259,3 +259,135 @@ def test_a_cpp_answer_that_segfaults_keeps_the_points_earned_before_it(several_c
     assert row.exercises["ex1_test"][0] == row.exercises["ex1_test"][1] > 0, row.exercises
     assert all(row.exercises[gid][0] == 0 for gid in ("ex2_test", "ex3_test", "quiz_test")), row.exercises
     assert row.score == row.exercises["ex1_test"][0], row
+
+
+# ---- what the class got wrong -------------------------------------------------------------------
+
+def _class_section(report: str) -> str:
+    start = report.index(f"## How the class did: {synthetic_class.CHAPTER}")
+    end = report.find("\n## ", start + 1)
+    return report[start:] if end < 0 else report[start:end]
+
+
+def _md_table(section: str, header: str) -> list[list[str]]:
+    lines = section.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+    return rows
+
+
+def _per_exercise(report: str) -> dict[str, dict[str, tuple[float, float, str]]]:
+    """What each row of the run says per test cell, from the report's "Per exercise" list: points,
+    most points, and the verdict's first line (the line before its hint)."""
+    found = {}
+    for line in report.split("## Per exercise", 1)[1].splitlines():
+        match = re.match(r"- \*\*(.+?)\*\* \((\S+)\): (.*)", line)
+        if not match:
+            continue
+        cells = {}
+        for part in re.split(r"; (?=\w+_test \d)", match.group(3)):
+            gid, got, most, message = re.match(r"(\w+) ([\d.]+)/([\d.]+)(?: \((.*)\))?$", part).groups()
+            first = " ".join((message or "").replace("\\|", "|").split(" hint: ")[0].split())[:300]
+            cells[gid] = (float(got), float(most), first)
+        found[match.group(1).replace("\\-", "-")] = cells
+    return found
+
+
+def _expected_class(graded) -> tuple[str, list[list[str]], dict[tuple[str, str], int]]:
+    """The section's first line, its exercise table and its failure counts, worked out from
+    grades.csv and the per-exercise verdicts of the rows."""
+    from collections import Counter
+
+    report = (graded["course"] / "autograde-report.md").read_text()
+    scored = {s: r for s, r in graded["rows"].items() if r["score"] != ""}
+    cells = _per_exercise(report)
+    assert set(cells) >= set(scored), set(scored) - set(cells)
+    scores = [float(r["score"]) for r in scored.values()]
+    most = float(next(iter(scored.values()))["max_score"])
+    full = sum(1 for s in scores if s >= most)
+    mean = sum(scores) / len(scores)
+    first = (f"{len(scores)} submissions with a score: mean {mean:.2f}".rstrip("0").rstrip(".") +
+             f" of {most:g} points; {full} of {len(scores)} ({round(100 * full / len(scores))}%) at full marks.")
+    titles = {"ex1_test": "Exercise 1", "ex2_test": "Exercise 2", "ex3_test": "Exercise 3", "quiz_test": "Quiz"}
+    table, failures = [], Counter()
+    for gid, title in titles.items():
+        got = [cells[s][gid] for s in scored]
+        at_full = sum(1 for points, top, _ in got if points >= top)
+        mean = f"{sum(p for p, _, _ in got) / len(got):.2f}".rstrip("0").rstrip(".")
+        table.append([f"{title} (`{gid}`)", f"{got[0][1]:g}", f"{at_full} of {len(got)} "
+                      f"({round(100 * at_full / len(got))}%)", mean])
+        failures.update((title, words) for points, top, words in got if points < top)
+    return first, table, failures
+
+
+def test_the_report_says_what_the_class_got_wrong(graded):
+    """Does the report's "How the class did" section give the number of scored submissions, their mean,
+    each exercise's share at full marks and mean, and its most common first failures with counts, as
+    grades.csv and the rows' verdicts say, without naming a student?"""
+    report = (graded["course"] / "autograde-report.md").read_text()
+    section = _class_section(report)
+    first, table, failures = _expected_class(graded)
+    assert first in section, section[:600]
+    assert _md_table(section, "| exercise | points |") == table
+    listed = _md_table(section, "| exercise | first failure |")
+    named = [(title, words.strip("`").strip().replace("\\|", "|"), int(count))
+             for title, words, count in listed if words.startswith("`")]
+    for title in ("Exercise 1", "Exercise 2", "Exercise 3", "Quiz"):
+        ranked = sorted((-n, words) for (t, words), n in failures.items() if t == title)
+        assert [(w, c) for t, w, c in named if t == title] == [(w, -n) for n, w in ranked[:3]], (title, listed)
+        rest = [row for row in listed if row[0] == title and not row[1].startswith("`")]
+        assert rest == ([[title, f"{len(ranked) - 3} other first failures", str(-sum(n for n, _ in ranked[3:]))]]
+                        if len(ranked) > 3 else []), (title, rest)
+    # The commonest mistake of exercise 1 is its wrong answer's: squaring the sum.
+    assert any(w.startswith("Exercise 1: sum_of_squares") for t, w, _ in named if t == "Exercise 1"), listed
+    distinctive = [s for s in graded["expected"] if "-" in s or any(ch.isdigit() for ch in s)]
+    assert not [s for s in distinctive if s in section], "the class section names a student"
+
+
+def test_grader_report_makes_the_same_section_from_the_gradebook_and_counts_changes_made_by_hand(graded, tmp_path):
+    """For the graded class, does `grader report` make the run's section and figures again from
+    gradebook.db and autograded/, and, after a score is changed by hand in the gradebook (as in
+    formgrader), count it?"""
+    from nbgrader.api import Gradebook
+
+    from grader.autograde.class_report import report as class_report
+
+    course = tmp_path / "course"
+    course.mkdir()
+    for name in ("nbgrader_config.py", "gradebook.db"):
+        shutil.copy(graded["course"] / name, course / name)
+    for folder in ("solutions", "autograded"):
+        shutil.copytree(graded["course"] / folder, course / folder)
+    proc = subprocess.run([sys.executable, "-m", "grader", "report", synthetic_class.CHAPTER, "--course", str(course)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    written = course / f"class-report-{synthetic_class.CHAPTER}.md"
+    ran = _class_section((graded["course"] / "autograde-report.md").read_text())
+    again = _class_section(written.read_text())
+    assert again.replace(f"class-report-{synthetic_class.CHAPTER}-figures", "F").rstrip() == \
+        ran.replace("autograde-report-figures", "F").rstrip()
+    assert again in proc.stdout
+    for name in ("scores", "pass-rates"):
+        png = course / f"class-report-{synthetic_class.CHAPTER}-figures" / f"{synthetic_class.CHAPTER}-{name}.png"
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+
+    # The instructor gives a learner whose exercise 1 failed its points by hand.
+    _, _, failures = _expected_class(graded)
+    cells = _per_exercise((graded["course"] / "autograde-report.md").read_text())
+    (title, words), count = max(((k, n) for k, n in failures.items() if k[0] == "Exercise 1"), key=lambda kn: kn[1])
+    student = next(s for s, row in graded["rows"].items()
+                   if row["score"] != "" and cells[s]["ex1_test"][0] == 0 and cells[s]["ex1_test"][2] == words)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        gb.find_grade("ex1_test", synthetic_class.CHAPTER, synthetic_class.CHAPTER, student).manual_score = 2.0
+        gb.db.commit()
+    changed = _class_section(class_report(course=course, chapter=synthetic_class.CHAPTER).read_text())
+    before = {row[0]: row for row in _md_table(again, "| exercise | points |")}
+    after = {row[0]: row for row in _md_table(changed, "| exercise | points |")}
+    n = int(before["Exercise 1 (`ex1_test`)"][2].split(" of ")[0])
+    assert after["Exercise 1 (`ex1_test`)"][2].startswith(f"{n + 1} of "), (before, after)
+    counts = {(r[0], r[1]): int(r[2]) for r in _md_table(changed, "| exercise | first failure |")}
+    assert counts.get((title, f"`{words}`"), 0) == count - 1, counts

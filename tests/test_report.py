@@ -76,3 +76,142 @@ def test_the_report_lists_flagged_cells_and_points_decided_in_the_kernel(tmp_pat
     for chapter in ("01_numpy_interop", "08_autodiff_batching_rules"):
         points, total, line = resting(chapter)
         assert points == 0 < total and line.endswith("(`checks.true`)"), line
+
+
+# ---- what the class got wrong ------------------------------------------------------------------
+
+def _class_rows() -> list[Row]:
+    """Six scored submissions and one that could not be graded, with the verdicts the judge gives."""
+    ok = (2.0, 2.0, "")
+
+    def missing(title):
+        return 0.0, 2.0, f"{title} is not answered yet"
+
+    wrong_sum = (0.0, 2.0, "Exercise 1: sum_of_squares([1, 2]) returned 3.0, expected 5.0\nhint: square, then sum")
+    quiz = (0.0, 2.0, "Quiz: 2 of 4 answers are wrong: q1, q3")
+    cells = [(ok, ok, ok, ok), (ok, missing("Exercise 2"), missing("Exercise 3"), quiz), (wrong_sum, ok, ok, ok),
+             (missing("Exercise 1"), missing("Exercise 2"), missing("Exercise 3"), missing("Quiz")),
+             (wrong_sum, ok, (0.0, 2.0, "Exercise 3: make_cube(2) returned 6, expected 8\nhint: x * x * x"), ok),
+             (ok, ok, ok, ok)]
+    rows = []
+    for number, four in enumerate(cells):
+        exercises = dict(zip(("ex1_test", "ex2_test", "ex3_test", "quiz_test"), four))
+        rows.append(Row(f"student-{number}", "00_start_here", "graded", sum(p for p, _, _ in four), 8.0,
+                        exercises=exercises))
+    rows.append(Row("student-broken", "00_start_here", "failed: broken JSON", None, 8.0))
+    return rows
+
+
+def _section(text: str, chapter: str) -> str:
+    start = text.index(f"## How the class did: {chapter}")
+    end = text.find("\n## ", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _table(section: str, header: str) -> list[list[str]]:
+    """The rows of the markdown table whose header row starts with `header`, as cell texts."""
+    lines = section.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+    return rows
+
+
+def _png_size(path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_the_report_says_how_the_class_did_per_exercise(tmp_path):
+    """Does the report's class section give, per exercise, the share at full marks, the mean and the most
+    common first failures (first lines only, counted), over the scored submissions, without a name?"""
+    from conftest import ROOT
+
+    rows = _class_rows()
+    (tmp_path / "solutions").mkdir()
+    import shutil
+
+    shutil.copytree(ROOT / "solutions" / "00_start_here", tmp_path / "solutions" / "00_start_here")
+    text = report.write_report(tmp_path / "autograde-report.md", rows, sandbox.Probe(True, ""), LIMITS, 1, 1.0,
+                               course=tmp_path).read_text()
+    section = _section(text, "00_start_here")
+    assert "6 submissions with a score: mean 4.67 of 8 points; 2 of 6 (33%) at full marks." in section
+    assert _table(section, "| exercise | points |") == [
+        ["Exercise 1 (`ex1_test`)", "2", "3 of 6 (50%)", "1"],
+        ["Exercise 2 (`ex2_test`)", "2", "4 of 6 (67%)", "1.33"],
+        ["Exercise 3 (`ex3_test`)", "2", "3 of 6 (50%)", "1"],
+        ["Quiz (`quiz_test`)", "2", "4 of 6 (67%)", "1.33"]]
+    assert _table(section, "| exercise | first failure |") == [
+        ["Exercise 1", "`Exercise 1: sum_of_squares([1, 2]) returned 3.0, expected 5.0`", "2"],
+        ["Exercise 1", "`Exercise 1 is not answered yet`", "1"],
+        ["Exercise 2", "`Exercise 2 is not answered yet`", "2"],
+        ["Exercise 3", "`Exercise 3 is not answered yet`", "2"],
+        ["Exercise 3", "`Exercise 3: make_cube(2) returned 6, expected 8`", "1"],
+        ["Quiz", "`Quiz is not answered yet`", "1"],
+        ["Quiz", "`Quiz: 2 of 4 answers are wrong: q1, q3`", "1"]]
+    assert "hint" not in section and "student-" not in section
+    for name in ("00_start_here-scores.png", "00_start_here-pass-rates.png"):
+        assert f"](autograde-report-figures/{name})" in section
+        width, height = _png_size(tmp_path / "autograde-report-figures" / name)
+        assert width >= 600 and height >= 200, (name, width, height)
+
+
+def test_the_class_section_lists_three_failures_per_exercise_and_counts_the_rest(tmp_path):
+    """With more kinds of first failure than it lists, does an exercise show the three most common
+    (ties in the words' order) and one line counting the others?"""
+    from grader.autograde import class_report
+
+    exercises = [class_report.Exercise("ex1_test", "Exercise 1", 2.0)]
+    words = ["d", "a", "a", "b", "b", "c", "c", "c", "e"]
+    submissions = [class_report.Submission({"ex1_test": (0.0, w)}) for w in words]
+    submissions.append(class_report.Submission({"ex1_test": (2.0, "")}))
+    section = "\n".join(class_report.section("00_start_here", exercises, submissions, figures=tmp_path, link="f"))
+    assert _table(section, "| exercise | first failure |") == [
+        ["Exercise 1", "`c`", "3"], ["Exercise 1", "`a`", "2"], ["Exercise 1", "`b`", "2"],
+        ["Exercise 1", "2 other first failures", "2"]]
+    assert _table(section, "| exercise | points |") == [["Exercise 1 (`ex1_test`)", "2", "1 of 10 (10%)", "0.2"]]
+
+
+def test_a_verdict_with_backticks_or_pipes_stays_one_table_cell():
+    """Is a verdict holding backticks and a pipe shown verbatim in one code span of one table cell?"""
+    from grader.autograde.class_report import _words
+
+    assert _words("Exercise 2: `x | y` returned 1") == "``Exercise 2: `x \\| y` returned 1``"
+    assert _words("plain") == "`plain`"
+
+
+def test_verdicts_are_read_back_from_an_autograded_notebook(tmp_path):
+    """Does `grader report` find each cell's verdict in an autograded notebook: in the metadata the
+    autograder writes, else in the "Graded: … — verdict" line of the feedback (an older run), else
+    in the error a plain nbgrader autograde recorded (the checks' own message, or the error's)?"""
+    import nbformat
+
+    from grader.autograde import class_report
+
+    cell = nbformat.v4.new_code_cell("checks()", metadata={"nbgrader": {"grade": True, "grade_id": "ex1_test",
+                                                                        "points": 2, "solution": False}})
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                           text="Graded: 0 / 2 — Exercise 1: expected 5.0\nhint: square\n")]
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    older = tmp_path / "older.ipynb"
+    nbformat.write(nb, older)
+    assert class_report.kept_verdicts(older) == {"ex1_test": "Exercise 1: expected 5.0\nhint: square\n"}
+    row = Row("kim", "00_start_here", "graded", 0.0, 2.0, exercises={"ex1_test": (0.0, 2.0, "Exercise 1: kept")})
+    nb.metadata[class_report.VERDICTS_KEY] = class_report.verdicts_metadata(row)
+    newer = tmp_path / "newer.ipynb"
+    nbformat.write(nb, newer)
+    assert class_report.kept_verdicts(newer) == {"ex1_test": "Exercise 1: kept"}
+    assert class_report.kept_verdicts(tmp_path / "missing.ipynb") == {}
+    plain = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("checks()", metadata={"nbgrader": dict(
+        cell.metadata["nbgrader"], grade_id=gid)}) for gid in ("ex1_test", "ex2_test")])
+    plain.cells[0].outputs = [nbformat.v4.new_output("error", ename="NotAnswered", traceback=[],
+                                                     evalue="\x1b[31mExercise 1 is not answered yet: run it\x1b[0m")]
+    plain.cells[1].outputs = [nbformat.v4.new_output("error", ename="ZeroDivisionError", evalue="division by zero",
+                                                     traceback=[])]
+    nbformat.write(plain, tmp_path / "plain.ipynb")
+    assert class_report.kept_verdicts(tmp_path / "plain.ipynb") == {
+        "ex1_test": "Exercise 1 is not answered yet: run it", "ex2_test": "ZeroDivisionError: division by zero"}

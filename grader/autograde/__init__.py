@@ -11,8 +11,10 @@
                 workers; meanwhile the gradebook learns the chapters (`gradebook.Recording`).
                 With a Dask scheduler's address, `cluster` runs this stage on its workers instead;
 4. `judge`    — compare each test cell's record with the reference's, outside the kernel;
-5. `gradebook` — write the scores into nbgrader's gradebook (the record);
-6. `report`   — grades.csv and the report first, then HTML feedback.
+5. `gradebook` — write the scores into nbgrader's gradebook (the record), and keep each
+                submission's verdicts in its autograded notebook;
+6. `report`   — grades.csv and the report (with `class_report`'s section per chapter: what the
+                class got wrong, and its figures) first, then HTML feedback.
 """
 
 from __future__ import annotations
@@ -39,12 +41,14 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
               limits: sandbox.Limits = sandbox.Limits(), students: list[str] | None = None,
               require_sandbox: bool = False, use_sandbox: bool = True, feedback: bool = True,
               progress: bool = True, reference_cache: Path | None = None,
-              download: Path | None = None, scheduler: str | None = None) -> Summary:
+              download: Path | None = None, scheduler: str | None = None, class_section: bool = True) -> Summary:
     """Grade what is in `course`/submitted (for `chapters`, default: every chapter with submissions),
     after importing `download` (an LMS's folder or .zip) into it if given.
 
     Reference records are cached in `reference_cache` (default: `course`/.grader). With `scheduler`
-    (a Dask scheduler's address), the run stage runs on that cluster's workers (`cluster`)."""
+    (a Dask scheduler's address), the run stage runs on that cluster's workers (`cluster`). Without
+    `class_section` the report leaves out what the class got wrong and draws no figures (a single
+    learner's `grader check` has no class)."""
     started = time.monotonic()
     course = Path(course).resolve()
     known = list_chapters(course)
@@ -116,12 +120,13 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     stages["judge"] = time.monotonic() - started - sum(stages.values())
     # 5. record
     gradebook.keep_exchange_files(course, rows)
+    gradebook.keep_verdicts(course, rows)
     gradebook.write(course, rows, jobs)
     stages["gradebook"] = time.monotonic() - started - sum(stages.values())
     # 6. report
     grades_csv, report_path, problems = report.write_all(
         course, rows, probe=probe, limits=limits, workers=pool_size, seconds=time.monotonic() - started,
-        feedback=feedback, intake=imported.lines, cluster=use_lines)
+        feedback=feedback, intake=imported.lines, cluster=use_lines, class_section=class_section)
     stages["reports and feedback"] = time.monotonic() - started - sum(stages.values())
     return Summary(rows, probe.sandboxed, probe.reason, probe.cgroups, report_path, grades_csv,
                    time.monotonic() - started, intake=imported.lines, problems=problems, stages=stages)

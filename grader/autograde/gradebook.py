@@ -131,3 +131,26 @@ def keep_exchange_files(course: Path, rows: list[Row]) -> None:
             if name == "timestamp.txt" and read_timestamp(source)[0] is None:
                 continue
             shutil.copyfile(source, autograded / name)
+
+
+def keep_verdicts(course: Path, rows: list[Row]) -> None:
+    """Each scored row's verdicts (points and words per test cell) in its autograded notebook's
+    metadata: nbgrader's gradebook keeps the points but no text, and `grader report` reads them
+    there later. A notebook that cannot be rewritten keeps what it had."""
+    import nbformat
+
+    from grader.autograde.class_report import VERDICTS_KEY, verdicts_metadata
+
+    for row in rows:
+        path = course / "autograded" / row.student / row.chapter / f"{row.chapter}.ipynb"
+        if row.score is None or not path.is_file():
+            continue
+        tmp = path.with_name(path.name + ".tmp")
+        try:
+            nb = nbformat.read(path, as_version=4)
+            nb.metadata[VERDICTS_KEY] = verdicts_metadata(row)
+            nbformat.write(nb, tmp)
+            os.replace(tmp, path)
+        except Exception as err:  # the gradebook and grades.csv hold the points all the same
+            tmp.unlink(missing_ok=True)
+            row.notes.append(f"its verdicts could not be kept for `grader report` ({type(err).__name__})")

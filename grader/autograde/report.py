@@ -1,5 +1,8 @@
 """Stage 6, report: grades.csv and autograde-report.md first, then the HTML feedback.
 
+The report says what happened to each submission, then what the class got wrong, per chapter
+(`class_report`, with its figures in autograde-report-figures/ beside it).
+
 Each output is written on its own (a temporary file renamed into place), and a failure in one
 never costs the others: the CSV and the report come first, because they are what an instructor
 cannot do without; feedback can be made again with `nbgrader generate_feedback`.
@@ -16,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.autograde import sandbox
+from grader.autograde import class_report, sandbox
 from grader.autograde.gradebook import db_url
 from grader.autograde.jobs import Row
 from grader.course import grade_cells, read_notebook, run_nbgrader
@@ -24,7 +27,7 @@ from grader.course import grade_cells, read_notebook, run_nbgrader
 
 def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sandbox.Limits, workers: int,
               seconds: float, feedback: bool, intake: list[str] = (),
-              cluster: list[str] = ()) -> tuple[Path, Path, list[str]]:
+              cluster: list[str] = (), class_section: bool = True) -> tuple[Path, Path, list[str]]:
     """grades.csv, the report, then feedback; returns their paths and what could not be written."""
     problems = []
     grades_csv = course / "grades.csv"
@@ -35,7 +38,7 @@ def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sa
         problems.append(f"grades.csv could not be written ({type(err).__name__}: {err})")
     try:
         write_report(report, rows, probe, limits, workers, seconds, course=course, intake=intake, problems=problems,
-                     cluster=cluster)
+                     cluster=cluster, class_section=class_section)
     except Exception as err:
         problems.append(f"autograde-report.md could not be written ({type(err).__name__}: {err})")
     if feedback:
@@ -48,7 +51,8 @@ def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sa
         if problems or before != [len(r.notes) for r in rows]:  # say so in the CSV and the report too
             for write in (lambda: write_csv(grades_csv, rows),
                           lambda: write_report(report, rows, probe, limits, workers, seconds, course=course,
-                                               intake=intake, problems=problems, cluster=cluster)):
+                                               intake=intake, problems=problems, cluster=cluster,
+                                               class_section=class_section)):
                 try:
                     write()
                 except Exception:
@@ -153,7 +157,7 @@ def in_kernel_points(course: Path, chapters: list[str]) -> list[str]:
 
 def write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits, workers: int,
                  seconds: float, *, course: Path | None = None, intake: list[str] = (),
-                 problems: list[str] = (), cluster: list[str] = ()) -> Path:
+                 problems: list[str] = (), cluster: list[str] = (), class_section: bool = True) -> Path:
     lines = ["# Autograde report", ""]
     lines += applied_lines(rows, probe, limits)
     lines += list(cluster)
@@ -172,6 +176,13 @@ def write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: sand
                   "decides in the kernel (`checks.true`) could be faked: look at them.", ""]
         lines += [f"- **{_md(r.student)}** ({r.chapter}): " + "; ".join(_md(cell) for cell in r.flagged)
                   for r in flagged]
+    if class_section:  # what the class got wrong, per chapter, with its figures beside the report
+        try:
+            lines += [""] + class_report.sections(path, rows, course)
+            while lines[-1] == "":
+                lines.pop()
+        except Exception as err:
+            lines += ["", f"**What the class got wrong could not be summed up** ({type(err).__name__}: {_md(err)})."]
     chapters = sorted({r.chapter for r in rows if r.chapter})
     if course is not None and chapters:
         lines += ["", "## Points decided inside the kernel", ""] + in_kernel_points(course, chapters)
