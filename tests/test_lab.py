@@ -1,4 +1,5 @@
-"""JupyterLab as learners and instructors meet it: `make lab` over HTTP, then both Labs in a real browser.
+"""JupyterLab as learners and instructors meet it: `make lab` over HTTP, then both Labs in a real browser,
+and one chapter round the course's exchange from formgrader's buttons and a learner's Assignments page.
 
 The browser is Debian's chromium (`make test` installs it with tools/install-browser), driven by the
 pinned `playwright` package through `executable_path`; Playwright's own browser download is never
@@ -18,13 +19,13 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
 
 from conftest import CHAPTERS, ROOT
-from grader.course import read_notebook, solution_path
+from grader.course import grade_cells, read_notebook, solution_path
 
 TOKEN = "course-lab-test"
 SHOTS = ROOT / "test-output" / "lab-browser"
@@ -120,19 +121,68 @@ def learner_lab(tmp_path_factory):
         yield lab
 
 
+#: The course id the browser's class uses: this run's own, so that its folder in the shared exchange
+#: (the course's, /tmp/exchange) is apart from any other class or test run on the machine.
+CLASS_ID = f"jax-beyond-jnp-browser-test-{os.getpid()}"
+
+
+def course_config(name: str):
+    """A setting of the course's nbgrader_config.py, as nbgrader reads it."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    return PyFileConfigLoader("nbgrader_config.py", path=str(ROOT)).load_config().Exchange[name]
+
+
 @pytest.fixture(scope="module")
 def instructor_lab(tmp_path_factory):
-    """`jupyter lab` started in (a scratch copy of) the course folder, as the README tells instructors."""
+    """`jupyter lab` with the instructor's settings (lab/instructor/), started in a scratch copy of the
+    course folder, as the README tells instructors. The copy's nbgrader_config.py is the course's,
+    with this run's course id, so its chapters go to the course's exchange under a folder of their
+    own, removed after the tests."""
     home = tmp_path_factory.mktemp("instructor-lab")
     course = home / "course"
     course.mkdir()
-    shutil.copy(ROOT / "nbgrader_config.py", course)
+    config = (ROOT / "nbgrader_config.py").read_text()
+    (course / "nbgrader_config.py").write_text(config + f"\n# The browser test's own class.\n"
+                                               f"c.CourseDirectory.course_id = {CLASS_ID!r}\n")
     for folder in ("solutions", "notebooks"):
         shutil.copytree(ROOT / folder, course / folder, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     port = free_port()
     cmd = [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
            f"--IdentityProvider.token={TOKEN}", *(["--allow-root"] if os.geteuid() == 0 else [])]
-    with running_lab(cmd, cwd=course, env=lab_env(home), log=home / "lab.log", port=port) as lab:
+    env = dict(lab_env(home), JUPYTER_CONFIG_PATH=str(ROOT / "lab" / "instructor"))
+    try:
+        with running_lab(cmd, cwd=course, env=env, log=home / "lab.log", port=port) as lab:
+            lab.course = course
+            yield lab
+    finally:
+        shutil.rmtree(Path(course_config("root")) / CLASS_ID, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def hub_learner_lab(tmp_path_factory):
+    """A learner's Lab on a shared machine, as a JupyterHub gives one: started in the learner's home,
+    with an nbgrader config naming the class and its exchange (nbgrader's docs give learners one),
+    nbgrader's Assignments page on and its instructor tools off. It is not the course's `make lab`,
+    which turns the Assignments page off for learners who study alone."""
+    home = tmp_path_factory.mktemp("hub-learner")
+    env = lab_env(home)
+    config = Path(env["JUPYTER_CONFIG_DIR"])
+    (config / "nbgrader_config.py").write_text(
+        f"c = get_config()\nc.CourseDirectory.course_id = {CLASS_ID!r}\n"
+        f"c.Exchange.root = {course_config('root')!r}\nc.Exchange.cache = {str(home / 'nbgrader-cache')!r}\n")
+    (config / "labconfig").mkdir()
+    (config / "labconfig" / "page_config.json").write_text(json.dumps({"disabledExtensions": {
+        plugin: True for plugin in ("@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:formgrader",
+                                    "@jupyter/nbgrader:course-list")}}))
+    (config / "jupyter_server_config.json").write_text(json.dumps({"ServerApp": {"jpserver_extensions": {
+        "nbgrader.server_extensions.formgrader": False, "nbgrader.server_extensions.course_list": False}}}))
+    port = free_port()
+    cmd = [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+           f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={home}",
+           *(["--allow-root"] if os.geteuid() == 0 else [])]
+    with running_lab(cmd, cwd=home, env=dict(env, HOME=str(home)), log=home / "lab.log", port=port) as lab:
+        lab.home = home
         yield lab
 
 
@@ -319,9 +369,24 @@ def test_learner_runs_chapter_00_in_the_browser(learner_lab, browser):
         assert NEWS_QUESTION not in page.inner_text("body"), "the news pop-up is shown to the learner"
 
 
+def open_formgrader(page):
+    """Nbgrader > Formgrader; returns the formgrader's frame once its assignments are listed."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Formgrader$")).click()
+    frame = page.frame_locator("#formgrader iframe")
+    frame.locator("td.name", has_text=CHAPTERS[0]).first.wait_for(timeout=90_000)
+    return frame
+
+
+def exchange_warnings(frame) -> list[str]:
+    """The warnings formgrader shows above its assignments: no exchange, Windows, no course id."""
+    return [t.strip() for t in frame.locator("#warning-exchange, #warning-windows, #warning-course-id").all_inner_texts()]
+
+
 @pytest.mark.slow
 def test_instructor_lab_opens_formgrader_with_the_chapters(instructor_lab, browser):
-    """In a Lab started in the course folder, are nbgrader's tools there, and does Formgrader list the chapters?"""
+    """In the instructor's Lab, are nbgrader's tools there, with no news question, and does Formgrader
+    list the chapters with release and collect available (no warning about the exchange)?"""
     with page_steps(browser, "instructor") as (page, steps):
         page.goto(instructor_lab.url())
         page.wait_for_selector(".jp-DirListing-item", timeout=90_000)
@@ -329,23 +394,140 @@ def test_instructor_lab_opens_formgrader_with_the_chapters(instructor_lab, brows
         steps.shot("lab")
         assert "Nbgrader" in menubar(page), f"the instructor's menu bar has {menubar(page)}"
         assert any("Create Assignment" in t for t in sidebar_tabs(page)), sidebar_tabs(page)
-        # Without the learner's settings JupyterLab asks about news a few seconds after it starts:
-        # the learner test, which looks for the question after 3 s and again at its end, would see it.
-        page.get_by_text(NEWS_QUESTION).first.wait_for(timeout=30_000)
+        # A Lab without the setting asks within seconds (the hub learner's Lab below shows it does).
+        assert NEWS_QUESTION not in page.inner_text("body"), "the news pop-up is shown to the instructor"
 
-        page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
-        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Formgrader$")).click()
-        frame = page.frame_locator("#formgrader iframe")
-        rows = frame.locator("#main_table tr, table tr")
-        deadline = time.monotonic() + 90
+        frame = open_formgrader(page)
         names: list[str] = []
+        deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
-            names = [t.strip() for t in frame.locator("body").all_inner_texts()]
-            if all(c in " ".join(names) for c in CHAPTERS):
+            names = [t.strip() for t in frame.locator("td.name").all_inner_texts()]
+            if set(CHAPTERS) <= set(names):
                 break
             time.sleep(1)
         steps.shot("formgrader")
-        text = " ".join(names)
-        missing = [c for c in CHAPTERS if c not in text]
-        assert not missing, f"Formgrader does not list {missing}; it shows: {text[:500]}"
-        assert rows.count() >= len(CHAPTERS)
+        missing = [c for c in CHAPTERS if c not in names]
+        assert not missing, f"Formgrader does not list {missing}; it lists: {names}"
+        assert not exchange_warnings(frame), f"formgrader warns: {exchange_warnings(frame)}"
+        release = assignment_row(frame, CHAPTERS[0]).locator("td.release a")
+        assert release.count() == 1, "formgrader offers no Release button"
+        assert NEWS_QUESTION not in page.inner_text("body"), "the news pop-up is shown to the instructor"
+
+
+def formgrader_action(frame, row, cell: str, *, expect: str, timeout: float = 120) -> str:
+    """Click the link in `cell` of a formgrader table row, wait for the dialog it opens, check that
+    it reports success with `expect` in its words, close it, and return its words."""
+    row.locator(f"td.{cell} a").click()
+    modal = frame.locator(".modal.in, .modal.show").last
+    modal.locator(".modal-title").wait_for(timeout=timeout * 1000)
+    words = modal.locator(".modal-body").inner_text()
+    title = modal.locator(".modal-title").inner_text().strip()
+    assert title == "Success" and expect in words, f"{cell}: formgrader says {title}: {words[:2000]}"
+    modal.locator(".modal-footer button").click()
+    modal.wait_for(state="detached", timeout=10_000)
+    return words
+
+
+def assignment_row(frame, chapter: str):
+    return frame.locator("tr", has=frame.locator("td.name", has_text=chapter)).first
+
+
+def answered_except(path: Path, chapter: str, skipped: str) -> None:
+    """Write the reference answer into every answer cell of the fetched notebook but `skipped`, as
+    the learner would have typed them (typing in the browser is the learner test's part)."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.metadata.get("nbgrader", {}).get("solution") and grade_id != skipped:
+            cell.source = cell_meta(chapter, grade_id)[1]
+    nbformat.write(nb, path)
+
+
+@pytest.mark.slow
+def test_a_chapter_goes_round_the_exchange_from_the_formgraders_buttons(instructor_lab, hub_learner_lab, browser):
+    """From the formgrader's buttons and a learner's Assignments page, in a real browser: is chapter 00
+    released, fetched, submitted, collected and autograded, its score shown in the formgrader, its
+    unanswered exercise in `grader report`'s first failures, and its feedback returned to the learner?"""
+    from nbgrader.utils import get_username
+
+    chapter = "00_start_here"
+    cells = grade_cells(read_notebook(solution_path(chapter)))
+    most = sum(float(c.metadata.nbgrader.points) for c in cells)
+    # The learner answers every exercise but the third.
+    expected = most - next(float(c.metadata.nbgrader.points) for c in cells if c.metadata.nbgrader.grade_id == "ex3_test")
+    student = get_username()        # nbgrader knows a learner by login name: here, the test's own
+    teacher = browser.new_page()
+    with closing(teacher), page_steps(browser, "round-trip") as (page, steps):
+        steps.page = teacher
+        teacher.goto(instructor_lab.url())
+        teacher.wait_for_selector(".jp-DirListing-item", timeout=90_000)
+        frame = open_formgrader(teacher)
+        assert not exchange_warnings(frame), f"formgrader warns: {exchange_warnings(frame)}"
+        row = assignment_row(frame, chapter)
+        # Generate the learner version (records the chapter in the gradebook), then release it.
+        formgrader_action(frame, row, "assign", expect="Successfully created the student version")
+        row.locator("td.release a").wait_for(timeout=30_000)
+        formgrader_action(frame, row, "release", expect="Successfully released")
+        row.locator("td.status", has_text="released").wait_for(timeout=30_000)
+        steps.shot("released")
+
+        # The learner fetches it from nbgrader's Assignments page.
+        steps.page = page
+        page.goto(hub_learner_lab.url())
+        page.wait_for_selector(".jp-DirListing-item, .jp-DirListing-content", timeout=90_000)
+        # This Lab has no news setting, so JupyterLab asks: the question the course's Labs turn off.
+        page.get_by_text(NEWS_QUESTION).first.wait_for(timeout=30_000)
+        page.locator(".jp-toast-button, button", has_text=re.compile(r"^No$")).first.click()
+        page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
+        page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Assignment List$")).click()
+        released = page.locator("#released_assignments_list .list_item", has_text=chapter)
+        released.wait_for(timeout=60_000)
+        steps.shot("assignment-list")
+        released.locator("button", has_text="Fetch").click()
+        fetched = page.locator("#fetched_assignments_list .list_item", has_text=chapter).first
+        fetched.wait_for(timeout=60_000)
+        notebook = hub_learner_lab.home / chapter / f"{chapter}.ipynb"
+        assert notebook.read_bytes() == (instructor_lab.course / "notebooks" / chapter / f"{chapter}.ipynb").read_bytes()
+        answered_except(notebook, chapter, "ex3_answer")
+        fetched.locator("button", has_text="Submit").click()
+        page.locator("#submitted_assignments_list .list_item", has_text=chapter).first.wait_for(timeout=60_000)
+        steps.shot("submitted")
+
+        # The instructor collects and autogrades it; the score appears in the formgrader.
+        steps.page = teacher
+        formgrader_action(frame, row, "collect", expect="Successfully collected")
+        row.locator("td.num-submissions a", has_text="1").click()
+        submission = frame.locator("tr", has=frame.locator("td.student-id", has_text=student)).first
+        submission.wait_for(timeout=30_000)
+        steps.shot("collected")
+        formgrader_action(frame, submission, "autograde", expect="Successfully autograded", timeout=600)
+        score = submission.locator("td.score")
+        score.filter(has_text="/").wait_for(timeout=30_000)
+        steps.shot("autograded")
+        assert score.inner_text().strip() == f"{expected:g} / {most:g}", submission.inner_text()
+        assert "graded" in submission.locator("td.status").inner_text()
+        # What the class got wrong, from the gradebook and the verdict formgrader's autograde recorded.
+        from grader.autograde.class_report import report as class_report
+
+        section = class_report(course=instructor_lab.course, chapter=chapter).read_text()
+        assert f"1 submission with a score: mean {expected:g} of {most:g} points; 0 of 1 (0%) at full marks." in section
+        assert re.search(r"\| Exercise 3 \| ``Exercise 3 is not answered yet: replace `raise NotImplementedError\(\)` "
+                         r"in its answer cell with your code, run that cell, then this one.`` \| 1 \|", section), section
+
+        # Feedback: generated and released from the formgrader, fetched from the Assignments page.
+        formgrader_action(frame, submission, "generate-feedback", expect="Successfully generated feedback")
+        formgrader_action(frame, submission, "release-feedback", expect="Successfully released feedback")
+        steps.page = page
+        page.locator("#refresh_assignments_list").click()
+        feedback = page.locator("#submitted_assignments_list button", has_text="Fetch Feedback").first
+        feedback.wait_for(timeout=60_000)
+        feedback.click()
+        page.locator("#submitted_assignments_list", has_text="view feedback").wait_for(timeout=60_000)
+        steps.shot("feedback-fetched")
+    pages = sorted((hub_learner_lab.home / chapter / "feedback").glob(f"*/{chapter}.html"))
+    assert len(pages) == 1, pages
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", pages[0].read_text(encoding="utf-8")))
+    scores = re.findall(r"Score: ([\d.]+) / ([\d.]+)", text)
+    assert scores and tuple(map(float, scores[0])) == (expected, most), scores[:5]
