@@ -85,3 +85,23 @@ def test_chapter_draws_a_figure_without_figure_text(chapter):
     for output in outputs:
         texts = [output.get("text", "")] + [output.get("data", {}).get("text/plain", "")]
         assert not any("<Figure" in str(t) for t in texts), chapter
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_exercise_has_its_task_before_its_answer_cell(chapter):
+    """Is every answer cell preceded, since the previous self-check, by the markdown task that names it
+    ("### Exercise N" or "### Quiz"), so that no exercise is left without its text?"""
+    nb = nbformat.read(solution_path(chapter), as_version=4)
+    since, missing = [], []
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            since = []
+        elif meta.get("solution"):
+            gid = meta["grade_id"]
+            heading = "### Quiz" if gid == "quiz_answer" else f"### Exercise {gid[2:].split('_')[0]}"
+            if not any(heading in text for text in since):
+                missing.append(f"{gid} has no {heading!r} task before it")
+        elif cell.cell_type == "markdown":
+            since.append(cell.source)
+    assert not missing, missing
