@@ -104,6 +104,41 @@ WRONG = {
           'clip_p = elementwise_primitive("clamp")\n'
           'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
           'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('b', "impl caches one jitted program per shape and dtype, closed over the first bounds: a second pair of bounds on the same array gives the first pair's result eagerly",
+          'def clip_rule(ctx, operand, *, lo, hi):\n'
+          '    dtype = ctx.avals_out[0].dtype\n'
+          '    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n'
+          '\n'
+          'clip_p = elementwise_primitive("clip")\n'
+          '_compiled_clips = {}\n'
+          '\n'
+          'def _clip_impl(x, *, lo, hi):\n'
+          '    # compile once per shape and dtype, through the lowering, and reuse it\n'
+          '    key = (jnp.shape(x), jnp.result_type(x))\n'
+          '    if key not in _compiled_clips:\n'
+          '        _compiled_clips[key] = jax.jit(lambda v: clip_p.bind(v, lo=lo, hi=hi))\n'
+          '    return _compiled_clips[key](x)\n'
+          '\n'
+          'clip_p.def_impl(_clip_impl)\n'
+          'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('d', 'hand rule copies relu_by_hand: broadcast_in_dim + maximum + minimum instead of one stablehlo.clamp',
+          'def clip_rule(ctx, operand, *, lo, hi):\n'
+          '    aval_out, = ctx.avals_out\n'
+          '    out_type = mlir.aval_to_ir_type(ctx.module_context, aval_out)\n'
+          '    lows = hlo.broadcast_in_dim(out_type, mlir.ir_constant(np.array(lo, aval_out.dtype)), mlir.dense_int_array([]))\n'
+          '    highs = hlo.broadcast_in_dim(out_type, mlir.ir_constant(np.array(hi, aval_out.dtype)), mlir.dense_int_array([]))\n'
+          '    return [hlo.minimum(hlo.maximum(operand, lows), highs)]\n'
+          '\n'
+          'clip_p = elementwise_primitive("clip")\n'
+          'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
+          'mlir.register_lowering(clip_p, clip_rule)\n'),
+        W('d', 'rule made with mlir.lower_fun(lax.clamp) instead of by hand: the module gets broadcast_in_dim ops besides constant and clamp',
+          'def _clip_math(v, *, lo, hi):\n'
+          '    return jax.lax.clamp(jnp.asarray(lo, v.dtype), v, jnp.asarray(hi, v.dtype))   # one stablehlo.clamp\n'
+          '\n'
+          'clip_p = elementwise_primitive("clip")\n'
+          'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'
+          'mlir.register_lowering(clip_p, mlir.lower_fun(_clip_math, multiple_results=False))\n'),
     ],
     'ex2_answer': [
         W('m', 'The lowering is right, but the impl is jnp.round, a second implementation that rounds halves to even.',
@@ -140,6 +175,20 @@ WRONG = {
         W('m', "Names the primitive 'round' (jnp's name), not 'round_afz' as asked.",
           'round_afz_p = elementwise_primitive("round")\n'
           'round_afz_p.def_impl(partial(xla.apply_primitive, round_afz_p))\n'
+          'mlir.register_lowering(round_afz_p, lambda ctx, operand: [hlo.round_nearest_afz(operand)])\n'),
+        W('d', 'a second implementation for eager calls, trunc(x + copysign(0.5, x)): agrees on 2.5 and -0.5 but gives 1 for 0.49999997 and 8388610 for 8388609 where jit does not',
+          'round_afz_p = elementwise_primitive("round_afz")\n'
+          '\n'
+          'def _round_afz_impl(x):\n'
+          '    x = jnp.asarray(x)\n'
+          '    return jnp.trunc(x + jnp.copysign(jnp.asarray(0.5, x.dtype), x))     # add half away from zero, cut\n'
+          '\n'
+          'round_afz_p.def_impl(_round_afz_impl)\n'
+          'mlir.register_lowering(round_afz_p, lambda ctx, operand: [hlo.round_nearest_afz(operand)])\n'),
+        W('d', "impl is lax.round(..., AWAY_FROM_ZERO): same values, but eager calls do not go through the primitive's lowering (impl jaxpr shows round, not jit)",
+          'round_afz_p = elementwise_primitive("round_afz")\n'
+          '# eager: the same rounding mode, computed by lax (it lowers to the same stablehlo op)\n'
+          'round_afz_p.def_impl(lambda x: jax.lax.round(x, jax.lax.RoundingMethod.AWAY_FROM_ZERO))\n'
           'mlir.register_lowering(round_afz_p, lambda ctx, operand: [hlo.round_nearest_afz(operand)])\n'),
     ],
     'ex3_answer': [
@@ -197,6 +246,36 @@ WRONG = {
         W('d', 'The impl is jnp.abs, a second implementation that agrees on every value: eager calls never run the lowering.',
           'abs_p = elementwise_primitive("my_abs")\n'
           'abs_p.def_impl(jnp.abs)\n'
+          'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\n'
+          'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
+        W('b', "the 'generic' rule registered for platform='tpu' only: right on cpu and tpu, lowering for cuda/rocm finds no rule",
+          'abs_p = elementwise_primitive("my_abs")\n'
+          'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
+          'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False), platform="tpu")\n'
+          'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
+        W('b', "one generic rule that picks by ctx.module_context.platforms[0]: right for each platform alone, but lowering for ('cpu', 'tpu') emits only abs, no case/select",
+          '_generic_abs = mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False)\n'
+          '\n'
+          'def _abs_rule(ctx, operand):\n'
+          '    if ctx.module_context.platforms[0] == "cpu":       # the platform this module is lowered for\n'
+          '        return [hlo.abs(operand)]\n'
+          '    return _generic_abs(ctx, operand)\n'
+          '\n'
+          'abs_p = elementwise_primitive("my_abs")\n'
+          'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
+          'mlir.register_lowering(abs_p, _abs_rule)\n'),
+        W('d', "impl is the generic rule's jnp function itself, not apply_primitive: eager calls run jnp.where, not the CPU lowering",
+          'def _abs_math(v):\n'
+          '    return jnp.where(v < 0, -v, v)\n'
+          '\n'
+          'abs_p = elementwise_primitive("my_abs")\n'
+          'abs_p.def_impl(_abs_math)                      # the same function as the generic rule: they cannot disagree\n'
+          'mlir.register_lowering(abs_p, mlir.lower_fun(_abs_math, multiple_results=False))\n'
+          'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
+        W('c', 'own abstract evaluation promotes the dtype to float: right for float32, int input fails to lower',
+          'abs_p = Primitive("my_abs")\n'
+          'abs_p.def_abstract_eval(lambda x: ShapedArray(x.shape, jnp.result_type(x.dtype, jnp.float32)))   # |x| of a number is a real\n'
+          'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
           'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\n'
           'mlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
     ],
