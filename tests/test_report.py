@@ -215,3 +215,20 @@ def test_verdicts_are_read_back_from_an_autograded_notebook(tmp_path):
     nbformat.write(plain, tmp_path / "plain.ipynb")
     assert class_report.kept_verdicts(tmp_path / "plain.ipynb") == {
         "ex1_test": "Exercise 1 is not answered yet: run it", "ex2_test": "ZeroDivisionError: division by zero"}
+
+
+def test_grader_report_says_what_is_missing_when_the_class_was_not_graded(tmp_path, capsys):
+    """Does `grader report` on a course with no gradebook, or for an unknown chapter, exit 2 with one
+    line that says what to do, instead of a traceback?"""
+    import shutil
+
+    from conftest import ROOT
+    from grader.cli import main
+
+    shutil.copytree(ROOT / "solutions" / "00_start_here", tmp_path / "solutions" / "00_start_here")
+    assert main(["report", "00_start_here", "--course", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("grader report: ") and "no gradebook.db" in err and "grader autograde" in err, err
+    assert main(["report", "99_nothing", "--course", str(tmp_path)]) == 2
+    assert "unknown chapter '99_nothing'; the chapters are: 00_start_here" in capsys.readouterr().err
+    assert not list(tmp_path.glob("class-report-*"))
