@@ -224,7 +224,7 @@ def draw(chapter: str, exercises: list[Exercise], submissions: list[Submission],
     ax.set_ylabel("submissions")
     mean = sum(scores) / n
     ax.axvline(mean, color="#dd8452", linestyle="--")
-    ax.set_title(f"{chapter}: scores of {n} submissions (dashed: the mean, {_number(mean)})")
+    ax.set_title(f"{chapter}: scores of {n} submission{'' if n == 1 else 's'} (dashed: the mean, {_number(mean)})")
     names = [("Score histogram", f"{chapter}-scores.png")]
     _save(fig, folder / names[0][1])
 
