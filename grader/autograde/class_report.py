@@ -230,16 +230,16 @@ def draw(chapter: str, exercises: list[Exercise], submissions: list[Submission],
 
     fig = Figure(figsize=(6.4, 0.9 + 0.45 * len(exercises)), dpi=100, layout="constrained")
     ax = fig.add_subplot()
-    labels, shares, counts = [], [], []
+    labels, shares, tallies = [], [], []
     for e in exercises:
         got = [s.cells[e.grade_id][0] for s in submissions if e.grade_id in s.cells]
         at_full = sum(1 for g in got if g >= e.points)
         labels.append(e.title)
         shares.append(100 * at_full / len(got) if got else 0.0)
-        counts.append(f"{at_full} of {len(got)}")
+        tallies.append(f"{at_full} of {len(got)}")
     rows = list(range(len(exercises)))[::-1]  # the first exercise on top
     bars = ax.barh(rows, shares, color="#55a868")
-    ax.bar_label(bars, labels=counts, padding=3)
+    ax.bar_label(bars, labels=tallies, padding=3)
     ax.set_yticks(rows, labels)
     ax.set_xlim(0, 115)
     ax.set_xticks(range(0, 101, 20))
