@@ -23,7 +23,7 @@ DRIFT_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab test release grade sandbox browser bench drift venv kernels clean-venv
+.PHONY: lab teach test release grade sandbox browser bench drift venv kernels clean-venv
 
 # The environment is built once and rebuilt when the pins or the package description change.
 $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
@@ -61,6 +61,12 @@ lab: $(VENV)/.installed
 	@$(MAKE) --no-print-directory kernels || echo "make: starting the Lab anyway; chapters 00-11 do not need the package" >&2
 	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	  $(BIN)/jupyter lab --ServerApp.root_dir="$(NOTEBOOKS)" $(ROOT_FLAG) $(LAB_ARGS)
+
+# The instructor's Lab on the course folder: every nbgrader tool (formgrader included), and
+# lab/instructor/ turns off JupyterLab's news pop-up.
+teach: $(VENV)/.kernels
+	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/instructor$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	  $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(VENV)/.kernels sandbox browser
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
