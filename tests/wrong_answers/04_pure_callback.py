@@ -76,6 +76,47 @@ WRONG = {
 
     return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
 '''),
+        W('e', "vmap_method='sequential_unrolled' (read as 'no loop'): values right, but vmap leaves a scan in the program and calls the host once per row",
+          'def unit_rows(x):\n'
+          '    def host(a):\n'
+          '        a = np.asarray(a)\n'
+          '        return (a / np.linalg.norm(a, axis=-1, keepdims=True)).astype(a.dtype)\n'
+          '\n'
+          '    # "unrolled" so that no loop is left in the program\n'
+          '    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="sequential_unrolled")\n'),
+        W('c', 'host normalises along axis=1 when it sees a batch: right for 1-D and 2-D, silently wrong for 3-D x or vmap of vmap',
+          'def unit_rows(x):\n'
+          '    def host(a):\n'
+          '        a = np.asarray(a)\n'
+          '        if a.ndim == 1:                                   # a single row\n'
+          '            return (a / np.linalg.norm(a)).astype(a.dtype)\n'
+          '        norms = np.linalg.norm(a, axis=1, keepdims=True)  # one norm per row of the batch\n'
+          '        return (a / norms).astype(a.dtype)\n'
+          '\n'
+          '    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+        W('d', 'only the norms come from the host callback; the division is done in jnp (jaxpr has pure_callback + div)',
+          'def unit_rows(x):\n'
+          '    def host_norms(a):\n'
+          '        a = np.asarray(a)\n'
+          '        return np.linalg.norm(a, axis=-1, keepdims=True).astype(a.dtype)\n'
+          '\n'
+          '    norms = jax.pure_callback(host_norms, jax.ShapeDtypeStruct(x.shape[:-1] + (1,), x.dtype), x,\n'
+          '                              vmap_method="expand_dims")\n'
+          '    return x / norms\n'),
+        W('g', "norm hard-coded for rows of 3 elements (like the chapter's batch): right for (4, 3), wrong or failing for any other row length",
+          'def unit_rows(x):\n'
+          '    def host(a):\n'
+          '        a = np.asarray(a)\n'
+          '        norms = np.sqrt(a[..., 0] ** 2 + a[..., 1] ** 2 + a[..., 2] ** 2)   # |(x, y, z)|\n'
+          '        return (a / norms[..., None]).astype(a.dtype)\n'
+          '\n'
+          '    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+        W('d', 'two host calls: the norms from one pure_callback, the division from a second (the text asks for one call computing the result)',
+          'def unit_rows(x):\n'
+          '    norms = jax.pure_callback(lambda a: np.linalg.norm(np.asarray(a), axis=-1, keepdims=True).astype(a.dtype),\n'
+          '                              jax.ShapeDtypeStruct(x.shape[:-1] + (1,), x.dtype), x, vmap_method="expand_dims")\n'
+          '    return jax.pure_callback(lambda a, n: (np.asarray(a) / np.asarray(n)).astype(a.dtype),\n'
+          '                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, norms, vmap_method="expand_dims")\n'),
     ],
     'ex2_answer': [
         W('e', "digamma in the rule is a plain pure_callback (section 5's pitfall): grad works, grad of grad / hessian raise ValueError",
@@ -289,6 +330,118 @@ def gammaln_cb_jvp(primals, tangents):
     (x,), (x_dot,) = primals, tangents
     return gammaln_cb(x), _digamma_cb(x) * x_dot
 '''),
+        W('e', 'trigamma (the derivative of digamma) is a plain pure_callback without vmap_method: grad, grad(grad), hessian work, vmap(grad(grad)) raises',
+          "# Helpers (for example the derivative as a function of its own) replace this first part's stub.\n"
+          'def _scipy_elementwise(fn, x):\n'
+          '    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),\n'
+          '                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'
+          '\n'
+          'def _trigamma_host(a):\n'
+          '    return np.asarray(scipy.special.polygamma(1, np.asarray(a))).astype(a.dtype)\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def _digamma_cb(x):\n'
+          '    return _scipy_elementwise(scipy.special.digamma, x)\n'
+          '\n'
+          '@_digamma_cb.defjvp\n'
+          'def _digamma_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    trigamma = jax.pure_callback(_trigamma_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x)\n'
+          '    return _digamma_cb(x), trigamma * x_dot\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def gammaln_cb(x):\n'
+          '    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))\n'
+          '\n'
+          '@gammaln_cb.defjvp\n'
+          'def gammaln_cb_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    return gammaln_cb(x), _digamma_cb(x) * x_dot\n'),
+        W('d', "the derivative uses jax.scipy.special.digamma instead of SciPy's digamma through pure_callback",
+          "# Helpers (for example the derivative as a function of its own) replace this first part's stub.\n"
+          'def _scipy_elementwise(fn, x):\n'
+          '    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),\n'
+          '                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def gammaln_cb(x):\n'
+          '    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))\n'
+          '\n'
+          '@gammaln_cb.defjvp\n'
+          'def gammaln_cb_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    # digamma from jax.scipy: differentiable to any order, no second callback needed\n'
+          '    return gammaln_cb(x), jax.scipy.special.digamma(x) * x_dot\n'),
+        W('b', 'host and result_shape_dtypes fixed to float32: float16 input gives a float32 result',
+          "# Helpers (for example the derivative as a function of its own) replace this first part's stub.\n"
+          'def _scipy_elementwise(fn, x):\n'
+          '    # SciPy computes in float64; hand back float32, as declared\n'
+          '    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a)), dtype=np.float32),\n'
+          '                             jax.ShapeDtypeStruct(x.shape, jnp.float32), x, vmap_method="expand_dims")\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def _digamma_cb(x):\n'
+          '    return _scipy_elementwise(scipy.special.digamma, x)\n'
+          '\n'
+          '@_digamma_cb.defjvp\n'
+          'def _digamma_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    return _digamma_cb(x), _scipy_elementwise(lambda a: scipy.special.polygamma(1, a), x) * x_dot\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def gammaln_cb(x):\n'
+          '    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))\n'
+          '\n'
+          '@gammaln_cb.defjvp\n'
+          'def gammaln_cb_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    return gammaln_cb(x), _digamma_cb(x) * x_dot\n'),
+        W('c', 'jnp.atleast_1d on the input: 0-d x gives shape (1,) and grad/vmap(grad) of a scalar fail',
+          "# Helpers (for example the derivative as a function of its own) replace this first part's stub.\n"
+          'def _scipy_elementwise(fn, x):\n'
+          '    x = jnp.atleast_1d(x)          # SciPy hands back a NumPy scalar for 0-d input\n'
+          '    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),\n'
+          '                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def _digamma_cb(x):\n'
+          '    return _scipy_elementwise(scipy.special.digamma, x)\n'
+          '\n'
+          '@_digamma_cb.defjvp\n'
+          'def _digamma_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    return _digamma_cb(x), _scipy_elementwise(lambda a: scipy.special.polygamma(1, a), x) * x_dot\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def gammaln_cb(x):\n'
+          '    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))\n'
+          '\n'
+          '@gammaln_cb.defjvp\n'
+          'def gammaln_cb_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    return gammaln_cb(x), _digamma_cb(x) * x_dot\n'),
+        W('d', "log Γ itself from jax.scipy.special.gammaln (only the derivatives go through SciPy callbacks): SciPy's gammaln never runs",
+          'def _scipy_elementwise(fn, x):\n'
+          '    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),\n'
+          '                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def _digamma_cb(x):\n'
+          '    return _scipy_elementwise(scipy.special.digamma, x)\n'
+          '\n'
+          '@_digamma_cb.defjvp\n'
+          'def _digamma_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    return _digamma_cb(x), _scipy_elementwise(lambda a: scipy.special.polygamma(1, a), x) * x_dot\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def gammaln_cb(x):\n'
+          '    return jax.scipy.special.gammaln(jnp.asarray(x))\n'
+          '\n'
+          '@gammaln_cb.defjvp\n'
+          'def gammaln_cb_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    return gammaln_cb(x), _digamma_cb(x) * x_dot\n'),
     ],
     'ex3_answer': [
         W('c', 'Takes the number of rows from the first axis, which is right only for a 2-D array (a vmapped batch of matrices leaves rows unset).',
@@ -423,6 +576,95 @@ def row_moments(x):
     spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)
     return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")
 '''),
+        W('e', 'rows = a.shape[0] for a batch: right for 1-D and 2-D x (and vmap of 1-D), rows beyond the first axis left at 0 for 3-D or vmap of 2-D',
+          'def row_moments(x):\n'
+          '    c_row_moments = kernels.function(\n'
+          '        "pcb_row_moments_f32",\n'
+          '        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)\n'
+          '\n'
+          '    def host(a):\n'
+          '        a = np.ascontiguousarray(a, dtype=np.float32)\n'
+          '        n = a.shape[-1]\n'
+          '        rows = a.shape[0] if a.ndim > 1 else 1          # a matrix of rows, or one row\n'
+          '        mean = np.zeros(a.shape[:-1], np.float32)\n'
+          '        var = np.zeros(a.shape[:-1], np.float32)\n'
+          '        c_row_moments(a, rows, n, mean, var)\n'
+          '        return mean, var\n'
+          '\n'
+          '    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n'
+          '    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
+        W('e', 'row count taken from x.shape outside the host function: right eagerly and under jit, only the first rows computed under vmap',
+          'def row_moments(x):\n'
+          '    c_row_moments = kernels.function(\n'
+          '        "pcb_row_moments_f32",\n'
+          '        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)\n'
+          '    n = x.shape[-1]\n'
+          '    rows = int(np.prod(x.shape[:-1]))       # sizes known from x, once, outside the host function\n'
+          '\n'
+          '    def host(a):\n'
+          '        a = np.ascontiguousarray(a, dtype=np.float32)\n'
+          '        mean = np.zeros(a.shape[:-1], np.float32)\n'
+          '        var = np.zeros(a.shape[:-1], np.float32)\n'
+          '        c_row_moments(a, rows, n, mean, var)\n'
+          '        return mean, var\n'
+          '\n'
+          '    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n'
+          '    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
+        W('d', 'mean and variance computed with NumPy in the host function; the C function is never called',
+          'def row_moments(x):\n'
+          '    def host(a):\n'
+          '        a = np.ascontiguousarray(a, dtype=np.float32)\n'
+          '        mean = a.mean(axis=-1)\n'
+          '        var = ((a - mean[..., None]) ** 2).mean(axis=-1)    # population variance, two passes, as the C code\n'
+          '        return mean.astype(np.float32), var.astype(np.float32)\n'
+          '\n'
+          '    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n'
+          '    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
+        W('c', 'squeezes the results: fails when a batch axis has size 1 (x of shape (1, n), vmap over a batch of 1)',
+          'def row_moments(x):\n'
+          '    c_row_moments = kernels.function(\n'
+          '        "pcb_row_moments_f32",\n'
+          '        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)\n'
+          '\n'
+          '    def host(a):\n'
+          '        a = np.ascontiguousarray(a, dtype=np.float32)\n'
+          '        n = a.shape[-1]\n'
+          '        mean = np.empty(a.size // n, np.float32)\n'
+          '        var = np.empty(a.size // n, np.float32)\n'
+          '        c_row_moments(a, a.size // n, n, mean, var)\n'
+          "        # one value per row, back in the batch's shape (drop the size-1 axes the batching adds)\n"
+          '        return mean.reshape(a.shape[:-1]).squeeze(), var.reshape(a.shape[:-1]).squeeze()\n'
+          '\n'
+          '    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n'
+          '    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
+        W('d', 'only the mean comes from the C function; the variance is computed in jnp after the callback',
+          'def row_moments(x):\n'
+          '    c_row_moments = kernels.function(\n'
+          '        "pcb_row_moments_f32",\n'
+          '        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)\n'
+          '    def host(a):\n'
+          '        a = np.ascontiguousarray(a, dtype=np.float32)\n'
+          '        n = a.shape[-1]\n'
+          '        mean = np.empty(a.shape[:-1], np.float32)\n'
+          '        var = np.empty(a.shape[:-1], np.float32)\n'
+          '        c_row_moments(a, a.size // n, n, mean, var)\n'
+          '        return mean\n'
+          '    mean = jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32), x, vmap_method="expand_dims")\n'
+          '    return mean, jnp.mean((x - mean[..., None]) ** 2, axis=-1)\n'),
+        W('m', 'two pure_callbacks, one per result, where the text asks for one returning both (the C function runs twice)',
+          'def row_moments(x):\n'
+          '    c_row_moments = kernels.function(\n'
+          '        "pcb_row_moments_f32",\n'
+          '        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)\n'
+          '    def host(a, which):\n'
+          '        a = np.ascontiguousarray(a, dtype=np.float32)\n'
+          '        n = a.shape[-1]\n'
+          '        mean = np.empty(a.shape[:-1], np.float32)\n'
+          '        var = np.empty(a.shape[:-1], np.float32)\n'
+          '        c_row_moments(a, a.size // n, n, mean, var)\n'
+          '        return (mean, var)[which]\n'
+          '    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n'
+          '    return tuple(jax.pure_callback(lambda a, w=w: host(a, w), spec, x, vmap_method="expand_dims") for w in (0, 1))\n'),
     ],
     'quiz_answer': [
         W('m', 'All four wrong: sequential calls the host once, no vmap_method means a loop, a plain-callback derivative has a derivative, an unused result still runs.',
@@ -460,5 +702,10 @@ q2 = "b"
 q3 = "a"
 q4 = "c"
 '''),
+        W('m', 'q4=a: thinks pure_callback always runs like io_callback, missing that an unused result is deleted under jit',
+          'q1 = "b"\n'
+          'q2 = "c"\n'
+          'q3 = "a"\n'
+          'q4 = "a"\n'),
     ],
 }

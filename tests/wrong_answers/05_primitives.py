@@ -157,6 +157,51 @@ def primitive_names(f, *args):
     walk(jax.make_jaxpr(f)(*args))
     return sorted(names)
 '''),
+        W('c', "walks one level only (jex.core.subjaxprs of the top jaxpr): right for g, misses sin in a scan inside a cond and max inside jax.nn.relu's custom_jvp_call/jit",
+          'def primitive_names(f, *args):\n'
+          '    jaxpr = jax.make_jaxpr(f)(*args)\n'
+          '    names = {eqn.primitive.name for eqn in jaxpr.eqns}\n'
+          "    for sub in jex.core.subjaxprs(jaxpr):          # the jaxprs held by the equations' parameters\n"
+          '        names |= {eqn.primitive.name for eqn in sub.eqns}\n'
+          '    return sorted(names)\n'),
+        W('c', "reads names off the printed jaxpr with a \\w regex: renamed primitives with a hyphen come out cut ('scatter' for 'scatter-add')",
+          'def primitive_names(f, *args):\n'
+          '    # every equation, sub-jaxprs included, is printed as "outputs = name[params] inputs"\n'
+          '    text = jax.make_jaxpr(f)(*args).pretty_print(use_color=False)\n'
+          '    return sorted(set(re.findall(r"= ([A-Za-z_][A-Za-z_0-9]*)", text)))\n'),
+        W('g', "recurses only into the parameter names of section 4 (branches, jaxpr, body_jaxpr, cond_jaxpr): misses call_jaxpr (custom_jvp_call), update_jaxpr (scatter), custom_linear_solve's jaxprs",
+          'JAXPR_PARAMS = ("branches", "jaxpr", "body_jaxpr", "cond_jaxpr")   # cond, scan / jit, while\n'
+          '\n'
+          'def primitive_names(f, *args):\n'
+          '    names = set()\n'
+          '\n'
+          '    def walk(jaxpr):\n'
+          '        for eqn in jaxpr.eqns:\n'
+          '            names.add(eqn.primitive.name)\n'
+          '            for key in JAXPR_PARAMS:\n'
+          '                if key in eqn.params:\n'
+          '                    value = eqn.params[key]\n'
+          '                    for sub in value if isinstance(value, tuple) else (value,):\n'
+          '                        walk(sub)\n'
+          '\n'
+          '    walk(jax.make_jaxpr(f)(*args))\n'
+          '    return sorted(names)\n'),
+        W('c', 'recurses into a tuple only when every entry is a Jaxpr: misses the solve jaxpr of custom_linear_solve, whose tuple also holds None',
+          'def primitive_names(f, *args):\n'
+          '    names = set()\n'
+          '\n'
+          '    def walk(jaxpr):\n'
+          '        for eqn in jaxpr.eqns:\n'
+          '            names.add(eqn.primitive.name)\n'
+          '            for value in eqn.params.values():\n'
+          '                if isinstance(value, jex.core.Jaxpr):\n'
+          '                    walk(value)\n'
+          '                elif isinstance(value, tuple) and value and all(isinstance(v, jex.core.Jaxpr) for v in value):\n'
+          "                    for v in value:                 # cond's branches\n"
+          '                        walk(v)\n'
+          '\n'
+          '    walk(jax.make_jaxpr(f)(*args))\n'
+          '    return sorted(names)\n'),
     ],
     'ex2_answer': [
         W("m", 'Counts only the top level, so a primitive inside a loop body counts zero.',
@@ -275,6 +320,85 @@ def count_primitive(f, name, *args):
 
     return count(jax.make_jaxpr(f)(*args))
 '''),
+        W('c', 'counts matches in the printed jaxpr: a jitted function called twice is printed once (let-bound), so its equations count once',
+          'def count_primitive(f, name, *args):\n'
+          '    # the printed jaxpr shows every equation, sub-jaxprs included, as "outputs = name[params] inputs"\n'
+          '    text = jax.make_jaxpr(f)(*args).pretty_print(use_color=False)\n'
+          '    return len(re.findall(r"= " + re.escape(name) + r"(?![A-Za-z_0-9-])", text))\n'),
+        W('b', "matches `name` as a substring of the primitive name: count_primitive(f, 'max') also counts reduce_max",
+          'def count_primitive(f, name, *args):\n'
+          '    def count(jaxpr):\n'
+          '        total = 0\n'
+          '        for eqn in jaxpr.eqns:\n'
+          '            total += name in eqn.primitive.name         # the equation uses primitive `name`\n'
+          '            for value in eqn.params.values():\n'
+          '                for v in value if isinstance(value, tuple) else (value,):\n'
+          '                    if isinstance(v, jex.core.Jaxpr):\n'
+          '                        total += count(v)\n'
+          '        return total\n'
+          '\n'
+          '    return int(count(jax.make_jaxpr(f)(*args)))\n'),
+        W('m', "reads 'how often it runs' as runtime: counts only the cond branch with the most uses, not both",
+          'def count_primitive(f, name, *args):\n'
+          '    def count(jaxpr):\n'
+          '        total = 0\n'
+          '        for eqn in jaxpr.eqns:\n'
+          '            total += eqn.primitive.name == name\n'
+          '            if eqn.primitive.name == "cond":\n'
+          '                # only one branch runs: count the branch that uses it most\n'
+          '                total += max(count(branch) for branch in eqn.params["branches"])\n'
+          '                continue\n'
+          '            for value in eqn.params.values():\n'
+          '                for v in value if isinstance(value, tuple) else (value,):\n'
+          '                    if isinstance(v, jex.core.Jaxpr):\n'
+          '                        total += count(v)\n'
+          '        return total\n'
+          '\n'
+          '    return int(count(jax.make_jaxpr(f)(*args)))\n'),
+        W('g', "recurses only into the parameter names of section 4: misses equations under custom_jvp_call (jax.nn.relu's max)",
+          'JAXPR_PARAMS = ("branches", "jaxpr", "body_jaxpr", "cond_jaxpr")   # cond, scan / jit, while\n'
+          '\n'
+          'def count_primitive(f, name, *args):\n'
+          '    def count(jaxpr):\n'
+          '        total = 0\n'
+          '        for eqn in jaxpr.eqns:\n'
+          '            total += eqn.primitive.name == name\n'
+          '            for key in JAXPR_PARAMS:\n'
+          '                value = eqn.params.get(key)\n'
+          '                for v in value if isinstance(value, tuple) else (value,):\n'
+          '                    if v is not None:\n'
+          '                        total += count(v)\n'
+          '        return total\n'
+          '\n'
+          '    return int(count(jax.make_jaxpr(f)(*args)))\n'),
+        W('m', "multiplies a scan body's count by the loop length, which the text says counts once",
+          'def count_primitive(f, name, *args):\n'
+          '    def count(jaxpr):\n'
+          '        total = 0\n'
+          '        for eqn in jaxpr.eqns:\n'
+          '            total += eqn.primitive.name == name\n'
+          '            times = eqn.params.get("length", 1) if eqn.primitive.name == "scan" else 1   # the body runs `length` times\n'
+          '            for value in eqn.params.values():\n'
+          '                for v in value if isinstance(value, tuple) else (value,):\n'
+          '                    if isinstance(v, jex.core.Jaxpr):\n'
+          '                        total += times * count(v)\n'
+          '        return total\n'
+          '\n'
+          '    return int(count(jax.make_jaxpr(f)(*args)))\n'),
+        W('c', 'recurses into a tuple only when every entry is a Jaxpr: misses the solve of a custom_linear_solve, whose tuple also holds None',
+          'def count_primitive(f, name, *args):\n'
+          '    def count(jaxpr):\n'
+          '        total = 0\n'
+          '        for eqn in jaxpr.eqns:\n'
+          '            total += eqn.primitive.name == name\n'
+          '            for value in eqn.params.values():\n'
+          '                if isinstance(value, jex.core.Jaxpr):\n'
+          '                    total += count(value)\n'
+          '                elif isinstance(value, tuple) and value and all(isinstance(v, jex.core.Jaxpr) for v in value):\n'
+          '                    total += sum(count(v) for v in value)   # the branches of a cond\n'
+          '        return total\n'
+          '\n'
+          '    return count(jax.make_jaxpr(f)(*args))\n'),
     ],
     'ex3_answer': [
         W("m", 'Finds every operation but keeps the `stablehlo.` prefix.',
@@ -331,6 +455,32 @@ def stablehlo_ops(f, *args):
             ops.add(match.group(1))
     return sorted(ops)
 '''),
+        W('c', "regex requires '= ' or a space before 'stablehlo.': misses ops in the quoted generic form ('case', 'scatter')",
+          'def stablehlo_ops(f, *args):\n'
+          '    text = jax.jit(f).lower(*args).as_text()\n'
+          '    # an op follows "= " ("%0 = stablehlo.cosine"), or a space ("applies stablehlo.add", "  stablehlo.return")\n'
+          '    return sorted(set(re.findall(r"[= ]stablehlo\\.([A-Za-z_0-9]+)", text)))\n'),
+        W('c', 'reads only the text before the first private function: misses ops inside nested-jit helpers (tanh of jax.jit(jnp.tanh), dynamic_slice of scan)',
+          'def stablehlo_ops(f, *args):\n'
+          '    text = jax.jit(f).lower(*args).as_text()\n'
+          '    main = text.split("func.func private")[0]       # the program\'s own function, not the helpers\n'
+          '    return sorted(set(re.findall(r"stablehlo\\.([A-Za-z_0-9]+)", main)))\n'),
+        W('g', 'special-cases exactly the exceptions the text names ("stablehlo.case", stablehlo.return, applies): misses other generic-form ops such as scatter',
+          'def stablehlo_ops(f, *args):\n'
+          '    text = jax.jit(f).lower(*args).as_text()\n'
+          '    ops = set(re.findall(r"= stablehlo\\.([A-Za-z_0-9]+)", text))        # %0 = stablehlo.cosine ...\n'
+          '    ops |= set(re.findall(r"applies stablehlo\\.([A-Za-z_0-9]+)", text))  # reduce ... applies stablehlo.add\n'
+          '    if \'"stablehlo.case"\' in text:                                      # the generic form\n'
+          '        ops.add("case")\n'
+          '    if "stablehlo.return" in text:\n'
+          '        ops.add("return")\n'
+          '    return sorted(ops)\n'),
+        W('m', "drops 'return' as a mere terminator, though it is a stablehlo. op in the text",
+          'def stablehlo_ops(f, *args):\n'
+          '    text = jax.jit(f).lower(*args).as_text()\n'
+          '    ops = set(re.findall(r"stablehlo\\.([A-Za-z_0-9]+)", text))\n'
+          '    ops.discard("return")            # the terminator of a region, not an operation that computes anything\n'
+          '    return sorted(ops)\n'),
     ],
     'ex4_answer': [
         W('m', "'jit' only traces (jax.jit(f).trace(x)): cube and double get jit=True although lowering fails",
@@ -451,6 +601,119 @@ def stablehlo_ops(f, *args):
             works[name] = False
     return works
 '''),
+        W('f', 'fills and returns one module-level dict: every call returns the same object, so earlier results change under the caller',
+          '_works = {"jit": False, "jvp": False, "grad": False, "vmap": False}\n'
+          '\n'
+          'def what_works(f, x):\n'
+          '    attempts = {\n'
+          '        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),\n'
+          '        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n'
+          '        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n'
+          '        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n'
+          '    }\n'
+          '    for name, attempt in attempts.items():\n'
+          '        try:\n'
+          '            attempt()\n'
+          '            _works[name] = True\n'
+          '        except Exception:\n'
+          '            _works[name] = False\n'
+          '    return _works\n'),
+        W('c', "vmap tried as jax.vmap(f)(x), over x's own leading axis: False for a 0-d x or for f = lambda v: v[0] * 2 where stacking works",
+          'def what_works(f, x):\n'
+          '    attempts = {\n'
+          '        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),\n'
+          '        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n'
+          '        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n'
+          '        "vmap": lambda: jax.vmap(f)(x),            # map f over the elements of x\n'
+          '    }\n'
+          '    works = {}\n'
+          '    for name, attempt in attempts.items():\n'
+          '        try:\n'
+          '            attempt()\n'
+          '            works[name] = True\n'
+          '        except Exception:\n'
+          '            works[name] = False\n'
+          '    return works\n'),
+        W('b', 'jvp tangent jnp.ones(x.shape) is always float32: jvp reported False for a float16 x',
+          'def what_works(f, x):\n'
+          '    attempts = {\n'
+          '        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),\n'
+          '        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones(jnp.shape(x)),)),\n'
+          '        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n'
+          '        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n'
+          '    }\n'
+          '    works = {}\n'
+          '    for name, attempt in attempts.items():\n'
+          '        try:\n'
+          '            attempt()\n'
+          '            works[name] = True\n'
+          '        except Exception:\n'
+          '            works[name] = False\n'
+          '    return works\n'),
+        W('m', "'jit' checked by lowering only: a function whose compiled program fails when it runs (a raising pure_callback) is reported True",
+          'def what_works(f, x):\n'
+          '    attempts = {\n'
+          '        "jit": lambda: jax.jit(f).lower(x),         # jit\'s error comes from lowering\n'
+          '        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n'
+          '        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n'
+          '        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n'
+          '    }\n'
+          '    works = {}\n'
+          '    for name, attempt in attempts.items():\n'
+          '        try:\n'
+          '            attempt()\n'
+          '            works[name] = True\n'
+          '        except Exception:\n'
+          '            works[name] = False\n'
+          '    return works\n'),
+        W('m', 'catches only NotImplementedError (the missing-rule errors): grad of a while_loop (ValueError) or a failing callback propagates instead of giving False',
+          'def what_works(f, x):\n'
+          '    attempts = {\n'
+          '        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),\n'
+          '        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n'
+          '        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n'
+          '        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n'
+          '    }\n'
+          '    works = {}\n'
+          '    for name, attempt in attempts.items():\n'
+          '        try:\n'
+          '            attempt()\n'
+          '            works[name] = True\n'
+          '        except NotImplementedError:               # a missing rule\n'
+          '            works[name] = False\n'
+          '    return works\n'),
+        W('m', "'jit' lowered and compiled but never run (jax.jit(f).lower(x).compile()): a program that fails only when it runs is reported True",
+          'def what_works(f, x):\n'
+          '    attempts = {\n'
+          '        "jit": lambda: jax.jit(f).lower(x).compile(),   # compiled, so every rule was found\n'
+          '        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n'
+          '        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n'
+          '        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n'
+          '    }\n'
+          '    works = {}\n'
+          '    for name, attempt in attempts.items():\n'
+          '        try:\n'
+          '            attempt()\n'
+          '            works[name] = True\n'
+          '        except Exception:\n'
+          '            works[name] = False\n'
+          '    return works\n'),
+        W('b', 'the batch is built with jnp.array([x, x], dtype=jnp.float32): vmap reported False for a function that needs its float16 x',
+          'def what_works(f, x):\n'
+          '    attempts = {\n'
+          '        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),\n'
+          '        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n'
+          '        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n'
+          '        "vmap": lambda: jax.vmap(f)(jnp.array([x, x], dtype=jnp.float32)),\n'
+          '    }\n'
+          '    works = {}\n'
+          '    for name, attempt in attempts.items():\n'
+          '        try:\n'
+          '            attempt()\n'
+          '            works[name] = True\n'
+          '        except Exception:\n'
+          '            works[name] = False\n'
+          '    return works\n'),
     ],
     'quiz_answer': [
         W('m', 'q1=a: thinks the jaxpr shows the variable name add_p',
