@@ -232,3 +232,30 @@ def test_grader_report_says_what_is_missing_when_the_class_was_not_graded(tmp_pa
     assert main(["report", "99_nothing", "--course", str(tmp_path)]) == 2
     assert "unknown chapter '99_nothing'; the chapters are: 00_start_here" in capsys.readouterr().err
     assert not list(tmp_path.glob("class-report-*"))
+
+
+def test_a_crash_of_the_grader_keeps_its_traceback_in_the_report(tmp_path):
+    """When the grader's own code fails on a submission (here: the job names a solution notebook that is
+    not there), does the row say so in one line while the report's last section keeps the traceback, once
+    for the submissions it cost?"""
+    import json
+
+    from grader.autograde import judge, worker
+    from grader.autograde.jobs import Job, KernelRun
+
+    job = {"student": "kim", "chapter": "00_start_here", "notebook": str(tmp_path / "kim.ipynb"),
+           "source": str(tmp_path / "gone.ipynb"), "executed": str(tmp_path / "out.ipynb"),
+           "limits": {}, "sandboxed": False}
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    assert worker.main([str(tmp_path / "job.json"), str(tmp_path / "result.json")]) == 0
+    run = KernelRun.from_dict(json.loads((tmp_path / "result.json").read_text()))
+    assert run.status == "failed" and run.reason.startswith("the grader failed on this submission (UsageError"), run
+    rows = [judge.make_row(Job(name, "00_start_here", tmp_path / "kim.ipynb"), run, {}, {}, None)
+            for name in ("kim", "lee")]
+    assert all("\n" not in row.status and row.trace == run.trace for row in rows), rows
+    text = report.write_report(tmp_path / "r.md", rows, sandbox.Probe(True, ""), LIMITS, 1, 1.0).read_text()
+    section = text.split("## Where the grader itself failed", 1)[1]
+    assert "- kim (00_start_here), lee (00_start_here):" in section
+    assert section.count("Traceback (most recent call last)") == 1 and "read_notebook" in section, section
+    assert "## Where the grader itself failed" not in report.write_report(
+        tmp_path / "clean.md", _rows({}), sandbox.Probe(True, ""), LIMITS, 1, 1.0).read_text()

@@ -92,3 +92,10 @@ def test_a_grading_process_that_died_otherwise_gives_its_last_words(tmp_path):
     give its exit status and the last line of its log?"""
     result = _dead_job(tmp_path, "Fatal Python error: Segmentation fault", -11)
     assert result.reason == "the grading process stopped with status -11: Fatal Python error: Segmentation fault"
+
+
+def test_a_grading_process_that_died_keeps_its_last_words_for_the_report(tmp_path):
+    """Does a job whose grading process died without a result keep the end of its log as its trace, which the
+    report shows in full (the row's reason gives only the last line)?"""
+    result = _dead_job(tmp_path, "Fatal Python error: Segmentation fault", -11)
+    assert result.trace.startswith("Traceback (most recent call last):") and result.trace.endswith("Segmentation fault")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 from grader.course import chapters as list_chapters, skip_unused_schema_formats
@@ -150,7 +151,8 @@ def _judge_all(course: Path, found: list[Job], runs: dict, references: dict, err
             continue
         if job.chapter not in references:
             why = errors.get(job.chapter, "no reference records")
-            rows.append(Row(job.student, job.chapter, f"failed: {why}", None, most, notes=list(job.notes)))
+            rows.append(Row(job.student, job.chapter, f"failed: {why}", None, most, notes=list(job.notes),
+                            trace=getattr(why, "trace", "")))
             continue
         try:
             rows.append(judge.make_row(job, runs[job.key], references[job.chapter], max_points[job.chapter],
@@ -158,5 +160,5 @@ def _judge_all(course: Path, found: list[Job], runs: dict, references: dict, err
         except Exception as err:  # a bug of ours must not cost the rest of the class their grades
             rows.append(Row(job.student, job.chapter, f"failed: the grader could not judge this submission "
                                                       f"({type(err).__name__}: {str(err)[:200]}); please report it",
-                            None, most, notes=list(job.notes)))
+                            None, most, notes=list(job.notes), trace=traceback.format_exc()[-4000:]))
     return rows

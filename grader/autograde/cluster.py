@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import traceback
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -328,8 +329,9 @@ def run_all(course: Path, jobs: list[Job], known: list[str], cluster: Cluster, l
         try:
             out = future.result()
         except Exception as err:  # KilledWorker, or the task could not start at all
-            out = {"run": asdict(KernelRun.failed(_cluster_failure(err, lost))), "worker": None,
-                   "executed": None, "warm": None}
+            trace = "" if type(err).__name__ == "KilledWorker" else "".join(traceback.format_exception(err))[-4000:]
+            out = {"run": asdict(KernelRun(status="failed", reason=_cluster_failure(err, lost), trace=trace)),
+                   "worker": None, "executed": None, "warm": None}
         future.release()  # its result is copied out: the cluster can forget it
         run = KernelRun.from_dict(out["run"])
         if out.get("worker"):

@@ -48,7 +48,7 @@ class KernelRun:
     flagged: list[str] = field(default_factory=list)  # answer cells that reach into the grading machinery
     applied: dict[str, Any] = field(default_factory=dict)  # the limits really applied to the kernel
     seconds: float = 0.0
-    trace: str = ""
+    trace: str = ""  # the grading process's traceback or last words, when the grader itself failed
 
     @classmethod
     def from_dict(cls, data: Any) -> "KernelRun":
@@ -82,6 +82,7 @@ class Row:
     flagged: list[str] = field(default_factory=list)  # answer cells to review by hand
     applied: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    trace: str = ""  # the traceback, when the grader itself failed on this submission (for the report)
 
 
 @dataclass

@@ -210,7 +210,7 @@ def make_row(job: Job, run: KernelRun, reference: dict, points: dict[str, tuple[
     cells keep their points."""
     most = sum(p for p, _ in points.values())
     row = Row(job.student, job.chapter, "graded", None, most, notes=list(job.notes),
-              flagged=list(run.flagged), applied=dict(run.applied))
+              flagged=list(run.flagged), applied=dict(run.applied), trace=run.trace)
     if job.timestamp is not None:
         row.timestamp = job.timestamp.astimezone(timezone.utc).isoformat()
         if due is not None and job.timestamp > due:

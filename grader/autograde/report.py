@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import sys
 import threading
 import time
@@ -194,10 +195,29 @@ def write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: sand
             f"{gid} {p:g}/{m:g}" + (f" ({_md(msg)})" if msg else "") for gid, (p, m, msg) in r.exercises.items()))
     if intake:
         lines += ["", "## The download", ""] + [f"- {_md(line)}" for line in intake]
+    lines += crash_lines(rows)
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines) + "\n")
     os.replace(tmp, path)
     return path
+
+
+def crash_lines(rows: list[Row]) -> list[str]:
+    """The report's last section: each traceback of the grader's own failures, once, with the
+    submissions it cost (none: no section). These are bugs of ours, to report with the traceback."""
+    traces: dict[str, list[str]] = {}
+    for r in rows:
+        if r.trace:
+            traces.setdefault(r.trace, []).append(f"{r.student} ({r.chapter})")
+    if not traces:
+        return []
+    lines = ["", "## Where the grader itself failed", "",
+             "The grader's own code failed on these submissions: a bug of the course's tools. Please report it "
+             "with the traceback below.", ""]
+    for trace, whose in traces.items():
+        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", trace)), default=0))
+        lines += [f"- {_md(', '.join(whose))}:", "", fence, trace.rstrip(), fence, ""]
+    return lines[:-1]
 
 
 def status_counts(rows: list[Row]) -> str:

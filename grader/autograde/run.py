@@ -20,7 +20,7 @@ import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -157,7 +157,8 @@ def read_result(result_path: Path, status: int | str, log_path: Path) -> KernelR
         from grader.autograde.worker import job_memory_bytes, out_of_memory
 
         return KernelRun.failed(out_of_memory(job_memory_bytes(), how))
-    return KernelRun.failed(f"the grading process stopped with status {status}: {lines[-1][:300]}")
+    return KernelRun(status="failed", reason=f"the grading process stopped with status {status}: {lines[-1][:300]}",
+                     trace="\n".join(lines[-40:])[-4000:])
 
 
 #: The last words of a grading process that died of its address-space cap without writing a
@@ -206,12 +207,24 @@ def generous(limits: sandbox.Limits) -> sandbox.Limits:
                              "notebook_seconds": max(limits.notebook_seconds, 1800)})
 
 
+@dataclass(frozen=True)
+class ReferenceFailure:
+    """Why a chapter has no reference records (its text), and the grader's traceback if it crashed."""
+
+    reason: str
+    trace: str = ""
+
+    def __str__(self) -> str:
+        return self.reason
+
+
 def accept_reference(chapter: str, cached: Path, result: KernelRun, out: dict, errors: dict) -> None:
     """Keep (and cache) a reference run's records if every test cell passed; else say why not."""
     bad = [gid for gid, r in result.records.items() if not (r.get("record") or {}).get("end") == "ok"]
     if result.status != "graded" or result.reason or bad or not result.records:
         why = result.reason or (f"cells {', '.join(bad)} did not pass" if bad else "no records")
-        errors[chapter] = f"the reference solution of {chapter} did not grade cleanly ({why}); fix solutions/"
+        errors[chapter] = ReferenceFailure(f"the reference solution of {chapter} did not grade cleanly ({why}); "
+                                           "fix solutions/", result.trace)
         return
     records = {gid: r["record"] for gid, r in result.records.items()}
     cached.parent.mkdir(parents=True, exist_ok=True)
