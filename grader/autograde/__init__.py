@@ -32,7 +32,6 @@ skip_unused_schema_formats()  # before nbformat, which the gradebook and the fee
 from grader.autograde import gradebook, intake, judge, report, run, sandbox  # noqa: E402
 from grader.autograde.jobs import Job, KernelRun, Row, Summary  # noqa: E402
 from grader.autograde.report import status_counts  # noqa: E402,F401  (used by the CLI)
-from grader.autograde.run import Workers as _Workers  # noqa: E402,F401  (kept for older imports)
 from grader.errors import CourseError  # noqa: E402
 
 __all__ = ["autograde", "status_counts", "Job", "KernelRun", "Row", "Summary"]

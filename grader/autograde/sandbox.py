@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -48,10 +48,11 @@ class Limits:
 
 @dataclass
 class Probe:
+    """Can this machine make a sandbox (and if not, why), and which cgroups can it make."""
+
     sandboxed: bool
     reason: str  # why not, when not
     cgroups: str | None = None  # "v1" or "v2" when process, memory and CPU limits can be set
-    details: list[str] = field(default_factory=list)
 
 
 #: The unprivileged user a kernel runs as when the grader is root (nobody on Debian and Ubuntu).
