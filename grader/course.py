@@ -48,11 +48,14 @@ def chapters(root: Path | None = None) -> list[str]:
 
 
 def select_chapters(selected: list[str] | None, root: Path | None = None) -> list[str]:
-    """The chapters asked for (all of them when none are named); CourseError for an unknown id."""
+    """The chapters asked for (all of them when none are named); CourseError naming the chapters there
+    are for an unknown id. Every command that takes chapter ids checks them here."""
     known = chapters(root)
     unknown = sorted(set(selected or []) - set(known))
     if unknown:
-        raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
+        named = ", ".join(repr(chapter) for chapter in unknown)
+        raise CourseError(f"unknown chapter{'s' if len(unknown) > 1 else ''} {named}; "
+                          f"the chapters are: {', '.join(known) or 'none here'}")
     return list(selected or known)
 
 

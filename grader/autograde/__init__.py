@@ -25,7 +25,7 @@ import time
 import traceback
 from pathlib import Path
 
-from grader.course import chapters as list_chapters, skip_unused_schema_formats
+from grader.course import chapters as list_chapters, select_chapters, skip_unused_schema_formats
 
 skip_unused_schema_formats()  # before nbformat, which the gradebook and the feedback need
 
@@ -54,9 +54,7 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     known = list_chapters(course)
     if not known:
         raise CourseError(f"{course} has no solutions/<chapter>/<chapter>.ipynb: run this in the course folder")
-    unknown = sorted(set(chapters or []) - set(known))
-    if unknown:
-        raise CourseError(f"unknown chapter(s): {', '.join(unknown)}; the chapters are: {', '.join(known)}")
+    select_chapters(chapters, course)
     # 1. intake
     imported = intake.import_download(download, course, chapters) if download is not None else intake.Imported()
     submitted = course / "submitted"

@@ -281,12 +281,10 @@ def report(*, course: Path, chapter: str, out: Path | None = None) -> Path:
     """`grader report CHAPTER`: the chapter's "How the class did" section, from the gradebook and the
     autograded notebooks of an already graded class, written to `out` (default
     class-report-<chapter>.md in the course folder) with its figures in the folder beside it."""
-    from grader.course import chapters
+    from grader.course import select_chapters
 
     course = Path(course).resolve()
-    known = chapters(course)
-    if chapter not in known:
-        raise CourseError(f"unknown chapter {chapter!r}; the chapters are: {', '.join(known) or 'none here'}")
+    select_chapters([chapter], course)
     out = Path(out) if out is not None else course / f"class-report-{chapter}.md"
     submissions = from_gradebook(course, chapter)
     figures = figures_folder(out)
