@@ -146,21 +146,40 @@ def grade_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
             if cell.get("metadata", {}).get("nbgrader", {}).get("grade") and cell.cell_type == "code"]
 
 
-#: The lines that open and close a test cell's hidden region (nbgrader's markers).
+#: The lines that open and close an answer cell's solution region and a test cell's hidden region
+#: (nbgrader's markers, as the chapters write them).
+BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+MARKERS = (BEGIN_SOLUTION, END_SOLUTION, BEGIN_HIDDEN, END_HIDDEN)
+
+#: Where a line is, as `regions` tells it: outside every region, or inside one of the two kinds.
+PUBLIC, SOLUTION, HIDDEN = "public", "solution", "hidden"
+
+#: What each marker does: the region it opens (or PUBLIC, for one that closes a region).
+_OPENS = {BEGIN_SOLUTION: SOLUTION, END_SOLUTION: PUBLIC, BEGIN_HIDDEN: HIDDEN, END_HIDDEN: PUBLIC}
+
+
+def marker(line: str) -> str | None:
+    """The marker a line is, or None. nbgrader's own rule: the marker's words (without "### ") anywhere in
+    the line, so that what is read here as a region is what nbgrader removes."""
+    return next((m for m in MARKERS if m.removeprefix("### ") in line), None)
+
+
+def regions(source: str) -> list[tuple[str, str]]:
+    """Each line of a cell's source with where it is: PUBLIC, SOLUTION or HIDDEN, or, for a marker line,
+    the marker itself. The one reading of nbgrader's regions that release, prepare and check share."""
+    out, where = [], PUBLIC
+    for line in source.splitlines():
+        found = marker(line)
+        if found is not None:
+            where = _OPENS[found]
+        out.append((found or where, line))
+    return out
 
 
 def visible_source(source: str) -> str:
     """A test cell's source as learners get it: without its hidden region (what nbgrader releases)."""
-    keep, hidden = [], False
-    for line in source.splitlines():
-        if line.strip() == BEGIN_HIDDEN:
-            hidden = True
-        elif line.strip() == END_HIDDEN:
-            hidden = False
-        elif not hidden:
-            keep.append(line)
-    return "\n".join(keep)
+    return "\n".join(line for where, line in regions(source) if where not in (HIDDEN, BEGIN_HIDDEN, END_HIDDEN))
 
 
 def cell_title(cell: nbformat.NotebookNode) -> str:

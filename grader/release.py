@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 from pathlib import Path
 
 import nbformat
 
-from grader.course import read_notebook, repo_root, run_nbgrader, select_chapters
+from grader.course import (HIDDEN, MARKERS, PUBLIC, SOLUTION, marker, read_notebook, regions, repo_root, run_nbgrader,
+                           select_chapters)
 from grader.errors import CourseError
-
-_REGION = re.compile(r"^[ \t]*### BEGIN (SOLUTION|HIDDEN TESTS)[^\n]*\n(.*?)^[ \t]*### END \1", re.M | re.S)
-_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 
 
 class LeakError(CourseError):
@@ -25,31 +22,32 @@ def protected_text(nb: nbformat.NotebookNode) -> list[tuple[str, str]]:
     every line of a solution cell without markers (nbgrader replaces such a cell whole)."""
     found = []
     for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        regions = [m.group(2) for m in _REGION.finditer(cell.source)]
-        if meta.get("solution") and not regions:
-            regions = [cell.source]
-        for region in regions:
-            found.extend((meta.get("grade_id", "?"), line.strip()) for line in region.splitlines() if line.strip())
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "?")
+        found.extend((grade_id, line.strip()) for line in _split(cell)[0] if line.strip())
     return found
+
+
+def _split(cell: nbformat.NotebookNode) -> tuple[list[str], list[str]]:
+    """A cell's protected lines (inside its solution and hidden-test regions; all of a solution cell
+    without markers, which nbgrader replaces whole) and its public ones (outside every region)."""
+    lines = regions(cell.source)
+    if cell.get("metadata", {}).get("nbgrader", {}).get("solution") and not any(w in MARKERS for w, _ in lines):
+        return [line for _, line in lines], []
+    return ([line for where, line in lines if where in (SOLUTION, HIDDEN)],
+            [line for where, line in lines if where == PUBLIC])
 
 
 def _public_lines(nb: nbformat.NotebookNode) -> set[str]:
     """Lines the source shows outside every protected region: these are no secret."""
-    public = set()
-    for cell in nb.cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if meta.get("solution") and not _REGION.search(cell.source):
-            continue
-        public.update(line.strip() for line in _REGION.sub("", cell.source).splitlines())
-    return public
+    return {line.strip() for cell in nb.cells for line in _split(cell)[1]}
 
 
 def check_no_leaks(source: Path, released: Path) -> None:
     """Raise LeakError if `released` holds a marker, or a line of a solution or hidden test."""
     src, rel = read_notebook(source), read_notebook(released)
     rel_text = "\n".join(cell.source for cell in rel.cells)
-    problems = [f"marker {m!r}" for m in _MARKERS if m in rel_text]
+    seen = {marker(line) for line in rel_text.splitlines()}
+    problems = [f"marker {m!r}" for m in MARKERS if m in seen]
     rel_lines = {line.strip() for line in rel_text.splitlines()}
     public = _public_lines(src)
     for grade_id, line in protected_text(src):

@@ -31,3 +31,37 @@ def test_every_command_refuses_an_unknown_chapter_with_the_same_words(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["solutions"]
     with pytest.raises(CourseError, match="^unknown chapters '98_a', '99_b'; the chapters are: 00_start_here$"):
         release(["99_b", "98_a"], root=tmp_path)
+
+
+CELL = '''"""Exercise 1: f."""
+with checks.exercise(1, "f"):
+    checks.equal(f(1), 2, what="f(1)")
+    ### BEGIN HIDDEN TESTS  (other inputs)
+    checks.equal(f(5), 10, what="f(5)")
+    ### END HIDDEN TESTS
+    checks.equal(f(0), 0, what="f(0)")'''
+
+
+def test_release_prepare_and_the_learners_view_read_regions_as_nbgrader_does():
+    """For a test cell whose marker line carries more words, does the learner's view (`visible_source`) equal
+    what nbgrader's own ClearHiddenTests releases, does the leak check protect exactly the hidden line, and do
+    the checks after the marker run as hidden ones and those after the end as visible ones again?"""
+    import nbformat
+    from nbgrader.preprocessors import ClearHiddenTests
+
+    from grader.autograde.prepare import strip_expected
+    from grader.course import BEGIN_HIDDEN, HIDDEN, PUBLIC, regions, visible_source
+    from grader.release import protected_text
+
+    cell = nbformat.v4.new_code_cell(CELL, metadata={"nbgrader": {"grade": True, "grade_id": "ex1_test", "points": 1}})
+    released = nbformat.v4.new_code_cell(CELL)
+    ClearHiddenTests()._remove_hidden_test_region(released)
+    assert visible_source(CELL) == released.source
+    assert [where for where, _ in regions(CELL)] == [PUBLIC] * 3 + [BEGIN_HIDDEN, HIDDEN, "### END HIDDEN TESTS", PUBLIC]
+    assert protected_text(nbformat.v4.new_notebook(cells=[cell])) == [("ex1_test", 'checks.equal(f(5), 10, what="f(5)")')]
+    stripped = strip_expected(CELL).splitlines()
+    marks = [line.strip() for line in stripped if "hidden_checks" in line]
+    assert marks == ["__import__('grader.checks', fromlist=['_']).hidden_checks(True)",
+                     "__import__('grader.checks', fromlist=['_']).hidden_checks(False)"], stripped
+    assert stripped.index(next(l for l in stripped if "hidden_checks(True)" in l)) + 1 == \
+        stripped.index(next(l for l in stripped if "f(5)" in l))

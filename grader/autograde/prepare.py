@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-from grader.course import BEGIN_HIDDEN, END_HIDDEN, cell_title, grade_cells, visible_source
+from grader.course import BEGIN_HIDDEN, END_HIDDEN, cell_title, grade_cells, regions, visible_source
 
 #: checks.<name>(...) calls whose expected value is removed, by position and keyword.
 EXPECTED_ARGUMENTS = {"close": (1, "expected"), "equal": (1, "expected"), "answers": (None, "key")}
@@ -41,6 +41,7 @@ class _StripExpected(ast.NodeTransformer):
         return node
 
 
+#: What `checks.hidden_checks` is told after each hidden-region marker.
 HIDDEN_MARKERS = {BEGIN_HIDDEN: True, END_HIDDEN: False}
 
 
@@ -48,10 +49,10 @@ def _mark_hidden(source: str) -> str:
     """`source` with a `checks.hidden_checks(...)` call before the first statement after each
     hidden-region marker (at that statement's indentation), or unchanged if that cannot be done."""
     out, pending = [], None
-    for line in source.splitlines():
+    for where, line in regions(source):
         text = line.strip()
-        if text in HIDDEN_MARKERS:
-            pending = HIDDEN_MARKERS[text]
+        if where in HIDDEN_MARKERS:
+            pending = HIDDEN_MARKERS[where]
         elif pending is not None and text and not text.startswith("#"):
             indent = line[: len(line) - len(line.lstrip())]
             # Imported by name: the cell may not have `checks` in its namespace.
