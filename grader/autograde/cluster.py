@@ -22,7 +22,6 @@ it was graded again. A job that kills every worker it runs on fails after Dask's
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import io
 import json
@@ -42,6 +41,7 @@ from typing import Any, Callable
 
 from grader.autograde import sandbox
 from grader.autograde.jobs import Job, KernelRun
+from grader.autograde.launch import die_with_parent
 from grader.autograde.run import accept_reference, cached_references, generous, job_spec, read_result, reference_key
 from grader.autograde.worker import MAX_COPY_BYTES, cap_job_memory, files_within, notebook_too_large
 from grader.course import repo_root
@@ -123,15 +123,12 @@ def _untar_once(data: bytes, target: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-_LIBC = ctypes.CDLL(None, use_errno=True)
-
-
 def _job_process_setup() -> None:
     """In the grading process before it starts (after fork: no imports, no locks): the same memory
     cap as a local run, and death with the worker thread that started it, so a killed worker
     leaves no job running."""
     cap_job_memory()
-    _LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    die_with_parent()
 
 
 def grade_task(payload: dict, solutions: dict[str, bytes], warm: Any) -> dict:

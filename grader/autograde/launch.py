@@ -7,20 +7,29 @@ applied (the report states that, not what was intended), then replaces itself wi
 (or, without a sandbox, the kernel itself). `grader.autograde.sandbox` writes CONFIG.
 """
 
+import ctypes
 import json
 import os
 import resource
+import signal
 import sys
 
+try:  # loaded once, on import: `die_with_parent` may run between fork and exec, where nothing should load
+    _LIBC = ctypes.CDLL(None, use_errno=True)
+except OSError:
+    _LIBC = None
 
-def _die_with_parent() -> None:
-    """Linux: have the kernel killed if the grading process that started it dies first (the
-    setting survives exec). Without a sandbox nothing else would end an idle orphaned kernel."""
+#: prctl's option that sends a signal to this process when the thread that started it ends.
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Linux: have this process killed (SIGKILL) when the one that started it dies first; the setting
+    survives exec. The kernel's launcher uses it (without a sandbox nothing else would end an idle
+    orphaned kernel), and so does each grading process. Safe between fork and exec."""
     try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
-    except (OSError, AttributeError):
+        _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except AttributeError:  # not Linux, or no C library: the caller's other means must do
         pass
 
 
@@ -43,7 +52,7 @@ def main(config_path: str, kernel_argv: list[str]) -> None:
     if config.get("applied"):
         with open(config["applied"], "w", encoding="utf-8") as f:
             json.dump({"joined": joined, "rlimits": True}, f)
-    _die_with_parent()
+    die_with_parent()
     argv = config["prefix"] + kernel_argv
     if config["prefix"]:  # bubblewrap sets the kernel's environment and folder itself
         os.execvp(argv[0], argv)
