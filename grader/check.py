@@ -87,7 +87,7 @@ def score_visible(notebook: Path) -> list[ExerciseScore]:
     cell printed its ✅ line and raised nothing, else 0 with the check's own first failure.
     """
     from grader.autograde import kernel as runner, sandbox
-    from grader.autograde.worker import _copy_submission_folder
+    from grader.autograde.worker import copy_submission_folder
 
     notebook = Path(notebook)
     nb = read_notebook(notebook)
@@ -102,7 +102,7 @@ def score_visible(notebook: Path) -> list[ExerciseScore]:
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         workdir, control = Path(tmp) / "w", Path(tmp) / "c"
         control.mkdir(mode=0o700)
-        _copy_submission_folder(notebook.parent, workdir)
+        copy_submission_folder(notebook.parent, workdir)
         os.chmod(workdir, 0o777)
         run = runner.run(nb, workdir, limits, sandboxed=sandbox.probe().sandboxed, control=control,
                          record=False, private=True)

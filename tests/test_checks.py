@@ -295,3 +295,17 @@ def test_a_short_expected_value_is_shown_whole():
         with checks.exercise(8):
             checks.equal(tuple(range(61)), long, what="t")
     assert repr(long) not in str(info.value) and "…" in str(info.value)
+
+
+def test_the_grader_judges_a_recorded_value_with_the_checks_own_words(monkeypatch):
+    """Does `checks.failure` (how the grader judges a learner's recorded value outside the kernel) give ""
+    for a pass and the in-kernel check's message under the exercise's label for a failure, also where
+    JBJ_RECORD=1 is set (it judges, never records), leaving no exercise open behind it?"""
+    from grader.notebook import record
+
+    monkeypatch.setenv(record.ENV, "1")
+    assert checks.failure("equal", 4, 4, label="Exercise 2", what="f(2)") == ""
+    message = checks.failure("close", np.ones(3, np.float32), np.zeros(3, np.float32), label="Exercise 2",
+                             what="g(x)", rtol=1e-5, atol=1e-6, dtype=True, hint="look at g")
+    assert message.startswith("Exercise 2: g(x): 3 of 3 values differ") and message.endswith("\nhint: look at g")
+    assert checks._active == []

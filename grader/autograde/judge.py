@@ -18,18 +18,10 @@ from typing import Any
 import numpy as np
 
 from grader.notebook import checks, record
+from grader.notebook.record import cell_record  # noqa: F401  (where the wrong-answer harness imports it from)
 from grader.autograde.jobs import Job, KernelRun, Row
 from grader.errors import CourseError
 
-def cell_record(cell) -> tuple[dict | None, str]:
-    """The one record a graded cell sent out, and "" — or None and why there is none."""
-    found = [out["data"][record.MIME] for out in cell.get("outputs", [])
-             if out.get("output_type") == "display_data" and record.MIME in out.get("data", {})]
-    if len(found) > 1:
-        return None, f"the cell sent {len(found)} results instead of one (something in the notebook imitates the checks)"
-    if not found:
-        return None, "the cell did not get as far as reporting a result"
-    return found[0], ""
 
 
 @dataclass
@@ -128,21 +120,11 @@ def _compare(label: str, ref: dict, got: dict) -> str:
         if match is not None and match not in raised["message"]:
             return f"{label}: {what}: raised {short} as expected, but its message lacks {match!r}"
         return ""
+    if kind not in ("close", "equal"):
+        return f"{label}: unknown check {kind!r}"
     expected, value = _plain(record.decode(ref["got"])), _plain(record.decode(got["got"]))
-    checks._active.append({"label": label, "count": 0, "records": []})
-    try:
-        if kind == "close":
-            checks.close(value, expected, what=what, rtol=ref["rtol"], atol=ref["atol"], dtype=ref["dtype"],
-                         hint=ref.get("hint"))
-        elif kind == "equal":
-            checks.equal(value, expected, what=what, hint=ref.get("hint"))
-        else:
-            return f"{label}: unknown check {kind!r}"
-    except checks.CheckFailed as err:
-        return str(err)
-    finally:
-        checks._active.pop()
-    return ""
+    options = {"rtol": ref["rtol"], "atol": ref["atol"], "dtype": ref["dtype"]} if kind == "close" else {}
+    return checks.failure(kind, value, expected, label=label, what=what, hint=ref.get("hint"), **options)
 
 
 class _Opaque:

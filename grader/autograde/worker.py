@@ -38,7 +38,7 @@ from grader.notebook import record
 from grader.course import read_notebook
 from grader.errors import CourseError
 from grader.autograde.prepare import looks_like, prepare, too_big
-from grader.autograde.judge import cell_record
+from grader.notebook.record import cell_record
 
 #: Files a submission folder may hold besides the notebook that are copied for its kernel.
 MAX_COPY_BYTES = 64 << 20
@@ -120,7 +120,7 @@ def grade(job: dict) -> dict:
         tmp_path = Path(tmp)
         workdir, control = tmp_path / "w", tmp_path / "c"
         control.mkdir(mode=0o700)
-        _copy_submission_folder(Path(job["notebook"]).parent, workdir)
+        copy_submission_folder(Path(job["notebook"]).parent, workdir)
         # Caches (C++ builds, JAX compilations) made by the grader's own runs: each kernel gets
         # a private copy, so nothing one submission writes can reach another.
         for name, seed in (job.get("seed_caches") or {}).items():
@@ -210,7 +210,7 @@ def files_within(folder: Path, budget: int = MAX_COPY_BYTES, skip: Path | None =
     return chosen
 
 
-def _copy_submission_folder(src: Path, dst: Path) -> None:
+def copy_submission_folder(src: Path, dst: Path) -> None:
     """The submission's own folder (notebook and any files beside it), size-capped; symlinks skipped."""
     dst.mkdir()
     for path in files_within(src):

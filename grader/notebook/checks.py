@@ -60,7 +60,7 @@ def _count() -> None:
 def _recorded(kind: str, got: Any, **details: Any) -> bool:
     """When grading (see grader.notebook.record), append what a check was given and return True: the
     verdict is made outside this process. Returns False when checks should judge here."""
-    if not _record.recording():
+    if not _record.recording() or _active and _active[-1].get("judging"):
         return False
     _count()
     if _active:
@@ -88,6 +88,22 @@ def _emit(state: dict, end: str, detail: str = "") -> None:
 
     display({_record.MIME: {"label": state["label"], "checks": state["records"], "end": end,
                             "detail": detail[:2000], "hidden": bool(state.get("hidden"))}}, raw=True)
+
+
+def failure(kind: str, got: Any, expected: Any, *, label: str, **options: Any) -> str:
+    """The verdict of check `kind` ("close" or "equal") on `got` against `expected`, as the exercise
+    `label` says it: "" when it passes, else its message (with its hint). For the grader, which judges
+    a learner's recorded value outside the kernel with the same words as the in-kernel check; it
+    always judges, recording or not."""
+    check = {"close": close, "equal": equal}[kind]
+    _active.append({"label": label, "count": 0, "records": [], "judging": True})
+    try:
+        check(got, expected, **options)
+    except CheckFailed as err:
+        return str(err)
+    finally:
+        _active.pop()
+    return ""
 
 
 def explaining_line(message: str, limit: int = 200) -> str:

@@ -34,6 +34,18 @@ def recording() -> bool:
     return os.environ.get(ENV) == "1"
 
 
+def cell_record(cell: dict) -> tuple[dict | None, str]:
+    """The one record a graded cell sent out (read from its outputs, in the grader), and "" — or None
+    and why there is none."""
+    found = [out["data"][MIME] for out in cell.get("outputs", [])
+             if out.get("output_type") == "display_data" and MIME in out.get("data", {})]
+    if len(found) > 1:
+        return None, f"the cell sent {len(found)} results instead of one (something in the notebook imitates the checks)"
+    if not found:
+        return None, "the cell did not get as far as reporting a result"
+    return found[0], ""
+
+
 def type_name(t: type) -> str:
     return f"{t.__module__}.{t.__qualname__}"
 
