@@ -99,3 +99,37 @@ def test_a_grading_process_that_died_keeps_its_last_words_for_the_report(tmp_pat
     report shows in full (the row's reason gives only the last line)?"""
     result = _dead_job(tmp_path, "Fatal Python error: Segmentation fault", -11)
     assert result.trace.startswith("Traceback (most recent call last):") and result.trace.endswith("Segmentation fault")
+
+
+def test_the_reference_cache_key_covers_every_module_a_grading_kernel_runs(tmp_path):
+    """Is every module of the package that a grading kernel imports (the chapters' `import grader` and its
+    lazily loaded helpers), and every module of the grader's side of a run, kernel.py included, in the
+    files the cached reference records are keyed on; and does a change to kernel.py or to the chapters'
+    C++ make a new key?"""
+    import subprocess
+    import sys
+
+    code = ("import json, sys, grader\ngrader.timing, grader.figures\n"
+            "print(json.dumps(sorted(m.__file__ for n, m in list(sys.modules.items()) "
+            "if n.startswith('grader') and getattr(m, '__file__', None))))")
+    loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                       env={"JBJ_RECORD": "1", "PATH": "/usr/bin:/bin"}, cwd=tmp_path).stdout)
+    covered = {str(path.resolve()) for path in run.recording_files()}
+    grading_side = [ROOT / "grader" / "autograde" / f"{name}.py" for name in ("prepare", "sandbox", "launch",
+                                                                              "kernel", "worker")]
+    missing = sorted(({str(Path(f).resolve()) for f in loaded} | {str(p) for p in grading_side}) - covered)
+    assert not missing, missing
+
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "solutions" / CHAPTER, course / "solutions" / CHAPTER)
+    checkout = tmp_path / "checkout"
+    for name in ("grader", "cpp"):
+        shutil.copytree(ROOT / name, checkout / name, ignore=shutil.ignore_patterns("__pycache__"))
+    before = run.reference_key(course, CHAPTER, root=checkout)
+    assert before == run.reference_key(course, CHAPTER, root=ROOT)
+    kernel = checkout / "grader" / "autograde" / "kernel.py"
+    kernel.write_text(kernel.read_text() + "\n# a change\n")
+    after_kernel = run.reference_key(course, CHAPTER, root=checkout)
+    header = next((checkout / "cpp").rglob("*.h"))
+    header.write_text(header.read_text() + "\n")
+    assert len({before, after_kernel, run.reference_key(course, CHAPTER, root=checkout)}) == 3

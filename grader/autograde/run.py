@@ -26,6 +26,7 @@ from typing import Callable
 
 from grader.autograde import sandbox
 from grader.autograde.jobs import Job, KernelRun
+from grader.course import repo_root
 
 
 class Workers:
@@ -172,18 +173,37 @@ OUT_OF_MEMORY_SIGNS = {"MemoryError": "MemoryError", "std::bad_alloc": "std::bad
 
 # ---- the reference runs -------------------------------------------------------------------
 
-#: The files whose content decides the reference's records, besides the solution itself.
-RECORDING_CODE = ("notebook/checks.py", "notebook/record.py", "autograde/judge.py", "autograde/prepare.py")
+#: What decides a reference run's records besides the solution and JAX, relative to the course
+#: checkout: every module a grading kernel runs (what `import grader` and the chapters load: the kernel
+#: side, with `course` and `errors`), the grader's side of a run (how a test cell is prepared, how the
+#: kernel is launched, limited and run, how its records are read) and the C++ the chapters build.
+#: A folder stands for every file in it. Judging is not here: the cache holds records, not verdicts.
+RECORDING_CODE = ("grader/__init__.py", "grader/errors.py", "grader/course.py", "grader/notebook",
+                  "grader/autograde/prepare.py", "grader/autograde/sandbox.py", "grader/autograde/launch.py",
+                  "grader/autograde/kernel.py", "grader/autograde/worker.py", "cpp")
 
 
-def reference_key(course: Path, chapter: str) -> str:
+def recording_files(root: Path | None = None) -> list[Path]:
+    """The files of `RECORDING_CODE` in a checkout (default: this one), in a fixed order."""
+    root = Path(root) if root is not None else repo_root()
+    found = []
+    for name in RECORDING_CODE:
+        path = root / name
+        found += sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts) \
+            if path.is_dir() else [path]
+    return found
+
+
+def reference_key(course: Path, chapter: str, *, root: Path | None = None) -> str:
+    """The name under which a chapter's reference records are cached: a hash of its solution, of the
+    code that makes records (`RECORDING_CODE`, in the checkout `root`) and of JAX's version."""
     from importlib.metadata import version
 
+    root = Path(root) if root is not None else repo_root()
     h = hashlib.sha256()
     h.update((course / "solutions" / chapter / f"{chapter}.ipynb").read_bytes())
-    package = Path(__file__).resolve().parent.parent
-    for module in RECORDING_CODE:
-        h.update((package / module).read_bytes())
+    for path in recording_files(root):
+        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     h.update(version("jax").encode())
     return h.hexdigest()[:16]
 
