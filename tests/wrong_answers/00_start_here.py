@@ -6,7 +6,7 @@ APPLIES = {'ex1_answer': 'bcdgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdgm',
 
 WRONG = {
     'ex1_answer': [
-        W("m", 'Squares the sum instead of summing the squares: [1, 2, 3] gives 36, not 14.',
+        W('m', 'Squares the sum instead of summing the squares: [1, 2, 3] gives 36, not 14.',
           'def sum_of_squares(x):\n'
           '    return jnp.sum(x) ** 2\n'),
         W('c', 'Sums along the first axis only: right for a vector, a vector of sums for a matrix and an error for 0-d input.',
@@ -15,7 +15,7 @@ WRONG = {
         W('d', 'NumPy instead of jax.numpy: right value, but a NumPy scalar (int64 for int input), not a jax.Array.',
           'def sum_of_squares(x):\n'
           '    return np.sum(np.square(x))\n'),
-        W('b', 'Casts the input to float32 first: int32 input gives a float32 sum (the text asks for x\'s dtype), complex input loses its imaginary part.',
+        W('b', "Casts the input to float32 first: int32 input gives a float32 sum (the text asks for x's dtype), complex input loses its imaginary part.",
           'def sum_of_squares(x):\n'
           '    x = jnp.asarray(x, dtype=jnp.float32)\n'
           '    return jnp.sum(jnp.square(x))\n'),
@@ -31,12 +31,34 @@ WRONG = {
         W('m', 'Returns a Python float, not a JAX scalar: fails under jit and on complex input.',
           'def sum_of_squares(x):\n'
           '    return float(jnp.sum(jnp.square(x)))\n'),
+        W('c', 'jnp.vdot conjugates its first argument: right for real input, but 1j squares to +1 and [1+1j, 2-1j] gives 7 instead of 3-2j',
+          'def sum_of_squares(x):\n'
+          '    x = jnp.ravel(x)\n'
+          '    return jnp.vdot(x, x)\n'),
+        W('c', 'sums over the last axis only: right for 1-D input, a vector for 2-D input and a ValueError for 0-d input',
+          'def sum_of_squares(x):\n'
+          '    return jnp.sum(jnp.square(x), axis=-1)\n'),
+        W('b', 'promotes to at least float32 before squaring: right for float32/complex64, but int32 input gives float32 and float16/bfloat16 give float32',
+          'def sum_of_squares(x):\n'
+          '    x = jnp.asarray(x)\n'
+          '    # accumulate in at least float32 so that small or integer types do not overflow\n'
+          '    x = x.astype(jnp.promote_types(x.dtype, jnp.float32))\n'
+          '    return jnp.sum(jnp.square(x))\n'),
+        W('d', 'squares and sums with NumPy and wraps the result with jnp.asarray: same values and dtypes eagerly, TracerArrayConversionError under jax.jit',
+          'def sum_of_squares(x):\n'
+          '    x = np.asarray(x)\n'
+          '    return jnp.asarray(np.sum(x * x))\n'),
+        W('g', "real part only (re^2 - im^2), tuned to the text's 1j example: 1j -> -1 is right, but (1+1j)^2 loses its imaginary part 2j",
+          'def sum_of_squares(x):\n'
+          '    # (a + bi)^2 has real part a^2 - b^2: so 1j squares to -1\n'
+          '    re, im = jnp.real(x), jnp.imag(x)\n'
+          '    return jnp.sum(re * re - im * im).astype(jnp.result_type(x))\n'),
     ],
     'ex2_answer': [
-        W("m", 'Returns a plain Python lambda: the values are right, but the function is not jitted (it has no .lower).',
+        W('m', 'Returns a plain Python lambda: the values are right, but the function is not jitted (it has no .lower).',
           'def make_scaled(factor):\n'
           '    return lambda x: factor * x\n'),
-        W('f', 'Keeps the factor in a module global read at trace time: after make_scaled(2.0), make_scaled(3.0)\'s function scales by 2 on a new input shape.',
+        W('f', "Keeps the factor in a module global read at trace time: after make_scaled(2.0), make_scaled(3.0)'s function scales by 2 on a new input shape.",
           '_factor = None\n'
           '\n'
           'def make_scaled(factor):\n'
@@ -63,9 +85,33 @@ WRONG = {
         W('g', 'Uses int(factor), fine for whole-number factors: make_scaled(0.5) gives all zeros.',
           'def make_scaled(factor):\n'
           '    return jax.jit(lambda x: int(factor) * x)\n'),
+        W('b', 'reads the factor from a module-level slot at trace time: a function made earlier and first called after another make_scaled uses the later factor',
+          '_scale = {"factor": 1}\n'
+          '\n'
+          'def make_scaled(factor):\n'
+          '    _scale["factor"] = factor\n'
+          '    return jax.jit(lambda x: _scale["factor"] * x)\n'),
+        W('c', 'turns the factor into a strongly typed jnp.int32/jnp.float32: int8 input becomes int32 and float16/bfloat16 input becomes float32',
+          'def make_scaled(factor):\n'
+          '    # keep ints as int32 and floats as float32, as the text asks\n'
+          '    f = jnp.int32(factor) if isinstance(factor, int) else jnp.float32(factor)\n'
+          '    return jax.jit(lambda x: f * x)\n'),
+        W('f', 'caches one jitted function per factor in a dict, where 2 == 2.0: make_scaled(2.0) after make_scaled(2) keeps int32 input int32',
+          '_compiled = {}\n'
+          '\n'
+          'def make_scaled(factor):\n'
+          '    # one compiled function per factor, reused on later calls\n'
+          '    if factor not in _compiled:\n'
+          '        _compiled[factor] = jax.jit(lambda x: factor * x)\n'
+          '    return _compiled[factor]\n'),
+        W('g', 'special-cases factor == 1 as the identity: make_scaled(1.0) keeps int32 input int32 instead of float32',
+          'def make_scaled(factor):\n'
+          '    if factor == 1:\n'
+          '        return jax.jit(lambda x: x)          # nothing to multiply\n'
+          '    return jax.jit(lambda x: factor * x)\n'),
     ],
     'ex3_answer': [
-        W("m", 'Declares the result a float: ctypes reads the low half of the returned double (0.0 for 8.0).',
+        W('m', 'Declares the result a float: ctypes reads the low half of the returned double (0.0 for 8.0).',
           'def make_cube():\n'
           '    lib = grader.build(code=\'extern "C" double cube(double x) { return x * x * x; }\', name=\'cube\')\n'
           "    return lib.function('cube', argtypes=[ctypes.c_double], restype=ctypes.c_float)\n"),
@@ -101,6 +147,23 @@ WRONG = {
           'def make_cube():\n'
           '    lib = grader.build(code=\'double cube(double x) { return x * x * x; }\', name="cube")\n'
           '    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
+        W('b', "computes in long double and rounds once: right at 2.0 and 1.1, but 0.3 gives 0.026999999999999996 instead of Python's 0.027",
+          'def make_cube():\n'
+          '    # long double keeps extra bits while multiplying, then rounds once to double\n'
+          '    code = \'extern "C" double cube(double x) { long double y = x; return (double)(y * y * y); }\'\n'
+          '    lib = grader.build(code=code, name="cube")\n'
+          '    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
+        W('c', 'std::pow(x, 3) is rounded once, x*x*x twice: same at 2.0, 1.1 and -3.0, different at 0.3 and about a quarter of random inputs',
+          'def make_cube():\n'
+          '    code = \'#include <cmath>\\nextern "C" double cube(double x) { return std::pow(x, 3); }\'\n'
+          '    lib = grader.build(code=code, name="cube")\n'
+          '    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
+        W('d', 'builds the C++ library but returns a Python lambda: same numbers, but the callable is not the ctypes function (no argtypes/restype)',
+          'def make_cube():\n'
+          '    lib = grader.build(code=\'extern "C" double cube(double x) { return x * x * x; }\', name="cube")\n'
+          '    native = lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'
+          '    assert native(2.0) == 8.0\n'
+          '    return lambda x: x * x * x       # same numbers, without the ctypes overhead\n'),
     ],
     'quiz_answer': [
         W('m', "q1=a: believes the self-check cells run as the learner left them (the instructor's copies replace them).",

@@ -2,17 +2,17 @@
 
 from wrong_answers import W
 
-APPLIES = {'ex1_answer': 'bcfgm', 'ex2_answer': 'bcgm', 'ex3_answer': 'bcgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcfgm', 'ex2_answer': 'bcfgm', 'ex3_answer': 'bcfgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
-        W("m", 'Allocates `align` extra bytes but forgets to slide the start to the aligned address.',
+        W('m', 'Allocates `align` extra bytes but forgets to slide the start to the aligned address.',
           'def aligned_copy(x, align=64):\n'
           '    raw = np.empty(x.nbytes + align, np.uint8)\n'
           '    out = raw[1:1 + x.nbytes].view(x.dtype).reshape(x.shape)\n'
           '    out[...] = x\n'
           '    return out\n'),
-        W("m", 'Aligned, but the values are never copied in: the result is all zeros.',
+        W('m', 'Aligned, but the values are never copied in: the result is all zeros.',
           'def aligned_copy(x, align=64):\n'
           '    raw = np.zeros(x.nbytes + align, np.uint8)\n'
           '    start = (-raw.ctypes.data) % align\n'
@@ -78,9 +78,60 @@ WRONG = {
         W('m', "Takes NumPy's ALIGNED flag (itemsize alignment) for 64-byte alignment: a plain copy is not 64-byte aligned in general.",
           'def aligned_copy(x, align=64):\n'
           '    return np.require(x, requirements=["ALIGNED", "C_CONTIGUOUS", "WRITEABLE", "OWNDATA"]).copy()\n'),
+        W('b', 'pads by align bytes but always finds the next 64-byte boundary: right for the default align=64, misaligned (or a reshape error) for align=16, 128, 1024, 4096',
+          'def aligned_copy(x, align=64):\n'
+          '    x = np.asarray(x)\n'
+          '    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n'
+          '    start = (-address(raw)) % 64            # first 64-byte boundary in the buffer\n'
+          '    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n'
+          '    out[...] = x\n'
+          '    return out\n'),
+        W('c', 'skips whole elements to reach the boundary: right for power-of-two itemsizes, misaligned for a 3-byte record dtype',
+          'def aligned_copy(x, align=64):\n'
+          '    x = np.asarray(x)\n'
+          '    raw = np.empty(x.size + align, dtype=x.dtype)          # `align` spare elements\n'
+          '    skip = (-address(raw)) % align // x.itemsize           # elements to the next boundary\n'
+          '    out = raw[skip:skip + x.size].reshape(x.shape)\n'
+          '    out[...] = x\n'
+          '    return out\n'),
+        W('c', "keeps a transposed input's column-major layout: values right, but the result is not C-contiguous",
+          'def aligned_copy(x, align=64):\n'
+          '    x = np.asarray(x)\n'
+          '    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n'
+          '    start = (-address(raw)) % align\n'
+          '    # keep the layout x has: a transposed input stays column-major\n'
+          '    order = "F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"\n'
+          '    out = np.ndarray(x.shape, dtype=x.dtype, buffer=raw, offset=start, order=order)\n'
+          '    out[...] = x\n'
+          '    return out\n'),
+        W('f', 'carves copies out of one reused 1 MiB arena that wraps around: small tests pass, but after about 1 MiB of later copies an earlier result is overwritten',
+          '_arena = np.empty(1 << 20, dtype=np.uint8)     # scratch memory, allocated once\n'
+          '_cursor = [0]\n'
+          '\n'
+          'def aligned_copy(x, align=64):\n'
+          '    x = np.asarray(x)\n'
+          '    if x.nbytes + align > _arena.size:\n'
+          '        raw = np.empty(x.nbytes + align, dtype=np.uint8)\n'
+          '        start = (-address(raw)) % align\n'
+          '    else:\n'
+          '        raw = _arena\n'
+          '        start = _cursor[0] + (-(address(_arena) + _cursor[0])) % align\n'
+          '        if start + x.nbytes > _arena.size:                     # full: start again at the front\n'
+          '            start = (-address(_arena)) % align\n'
+          '        _cursor[0] = start + x.nbytes\n'
+          '    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n'
+          '    out[...] = x\n'
+          '    return out\n'),
+        W('g', "allocates with the chapter's aligned_float32(x.size), i.e. 4 bytes per element: right for 1-, 2-, 3- and 4-byte dtypes, ValueError for float64/int64/complex",
+          'def aligned_copy(x, align=64):\n'
+          '    x = np.asarray(x)\n'
+          '    block = aligned_float32(x.size, align)                     # the aligned allocator of section 3\n'
+          '    out = block.view(np.uint8)[:x.nbytes].view(x.dtype).reshape(x.shape)\n'
+          '    out[...] = x\n'
+          '    return out\n'),
     ],
     'ex2_answer': [
-        W("m", 'jnp.asarray with a dtype that needs no conversion hands the array to device_put (section 3), which aliases it.',
+        W('m', 'jnp.asarray with a dtype that needs no conversion hands the array to device_put (section 3), which aliases it.',
           'def frozen_put(x):\n'
           '    return jnp.asarray(x, dtype=x.dtype)\n'),
         W('m', 'Trusts device_put(x, may_alias=False), which still aliases an aligned array in 0.12 on the CPU.',
@@ -106,12 +157,40 @@ WRONG = {
           '    if x.dtype == np.float32 and address(x) % 64 == 0:\n'
           '        return jnp.array(x)          # the aligned float32 case from section 3 would alias\n'
           '    return jax.device_put(x)\n'),
+        W('c', 'device_put(x.astype(canonical, copy=False)): 64-bit input is converted (a copy), but an aligned float32/int32/uint8/bool x is aliased, so later writes to x show',
+          'def frozen_put(x):\n'
+          '    # convert to the dtype JAX will use; astype copies whenever the dtype changes\n'
+          '    target = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+          '    return jax.device_put(x.astype(target, copy=False))\n'),
+        W('c', 'jnp.asarray(x.tolist()): uint8 becomes int32, float16 becomes float32, and an empty (0, 3) array comes back with shape (0,)',
+          'def frozen_put(x):\n'
+          "    # through Python values: nothing can be shared with x's buffer\n"
+          '    return jnp.asarray(x.tolist())\n'),
+        W('f', 'device_put (aliasing) then + zeros on the device, computed asynchronously: for a large aligned x a write right after the call shows in the result',
+          'def frozen_put(x):\n'
+          '    # device_put is cheap; adding zeros on the device gives the result a buffer of its own\n'
+          '    j = jax.device_put(x)\n'
+          '    return j + jnp.zeros_like(j)\n'),
+        W('g', 'copies only float32 input and device_puts every other dtype: aligned int32/uint8/float16/bool arrays are aliased and later writes show',
+          'def frozen_put(x):\n'
+          '    # only float32 arrays are aliased by device_put (section 3); 64-bit input is converted anyway\n'
+          '    if x.dtype == np.float32:\n'
+          '        return jnp.array(x)\n'
+          '    return jax.device_put(x)\n'),
+        W('b', 'forces every floating dtype to float32: right for float32/float64, but float16 input comes back float32',
+          'def frozen_put(x):\n'
+          "    # floats go to JAX's float32, everything else keeps its JAX default\n"
+          '    dtype = jnp.float32 if np.issubdtype(x.dtype, np.floating) else None\n'
+          '    return jnp.array(x, dtype=dtype)\n'),
+        W('f', 'jnp.array(x): copies on the device as queued work, so behind earlier work an aligned x is read after the call returns and a write made right after shows',
+          'def frozen_put(x):\n'
+          '    return jnp.array(x)          # jnp.array copies (section 3)\n'),
     ],
     'ex3_answer': [
         W('m', 'jax.device_get alone: read-only views sharing the JAX buffers, and typed keys stay keys.',
           'def to_host_tree(tree):\n'
           '    return jax.device_get(tree)\n'),
-        W("m", 'Copies every jax.Array leaf, but a typed key cannot become a NumPy array (section 6).',
+        W('m', 'Copies every jax.Array leaf, but a typed key cannot become a NumPy array (section 6).',
           'def to_host_tree(tree):\n'
           '    return jax.tree.map(lambda v: np.array(v) if isinstance(v, jax.Array) else v, tree)\n'),
         W('m', 'np.asarray instead of np.array: values right, but read-only views that share the JAX buffer.',
@@ -185,6 +264,64 @@ WRONG = {
           '        if jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):\n'
           '            return np.array(jax.random.key_data(value))\n'
           '        return np.array(value, dtype=np.float32)\n'
+          '\n'
+          '    return jax.tree.map(leaf, tree)\n'),
+        W('g', 'tests for a key by comparing with jax.random.key(0).dtype (the default threefry impl): an rbg key reaches np.array and raises TypeError',
+          '_KEY_DTYPE = jax.random.key(0).dtype          # the dtype of a typed key\n'
+          '\n'
+          'def to_host_tree(tree):\n'
+          '    def leaf(value):\n'
+          '        if not isinstance(value, jax.Array):\n'
+          '            return value\n'
+          '        if value.dtype == _KEY_DTYPE:\n'
+          '            value = jax.random.key_data(value)\n'
+          '        return np.array(value)\n'
+          '\n'
+          '    return jax.tree.map(leaf, tree)\n'),
+        W('c', 'key data through np.asarray: plain arrays are writeable copies, but key leaves become read-only views of the key data',
+          'def to_host_tree(tree):\n'
+          '    def leaf(value):\n'
+          '        if not isinstance(value, jax.Array):\n'
+          '            return value\n'
+          '        if jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):\n'
+          '            return np.asarray(jax.random.key_data(value))     # the raw bits, for NumPy\n'
+          '        return np.array(value)\n'
+          '\n'
+          '    return jax.tree.map(leaf, tree)\n'),
+        W('c', 'hand-written recursion over dict/list/tuple: a namedtuple raises TypeError, an OrderedDict becomes a dict, registered pytrees are not entered',
+          'def to_host_tree(tree):\n'
+          '    if isinstance(tree, dict):\n'
+          '        return {k: to_host_tree(v) for k, v in tree.items()}\n'
+          '    if isinstance(tree, (list, tuple)):\n'
+          '        return type(tree)(to_host_tree(v) for v in tree)\n'
+          '    if isinstance(tree, jax.Array):\n'
+          '        if jax.dtypes.issubdtype(tree.dtype, jax.dtypes.prng_key):\n'
+          '            tree = jax.random.key_data(tree)\n'
+          '        return np.array(tree)\n'
+          '    return tree\n'),
+        W('c', 'device_get then .copy() every NumPy array: NumPy leaves (read-only ones included) come back as new copies, not the very same objects',
+          'def to_host_tree(tree):\n'
+          '    def unkey(value):\n'
+          '        if isinstance(value, jax.Array) and jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):\n'
+          '            return jax.random.key_data(value)\n'
+          '        return value\n'
+          '\n'
+          '    host = jax.device_get(jax.tree.map(unkey, tree))\n'
+          '    # device_get gives read-only views: copy every array so that the result is writeable\n'
+          '    return jax.tree.map(lambda v: v.copy() if isinstance(v, np.ndarray) else v, host)\n'),
+        W('f', 'memoises host copies by id() of the jax.Array: two results share one array, and a later array that reuses a freed id gets stale values',
+          '_converted = {}      # id of a jax.Array -> its host copy, so each array is copied only once\n'
+          '\n'
+          'def to_host_tree(tree):\n'
+          '    def leaf(value):\n'
+          '        if not isinstance(value, jax.Array):\n'
+          '            return value\n'
+          '        if id(value) not in _converted:\n'
+          '            data = value\n'
+          '            if jax.dtypes.issubdtype(value.dtype, jax.dtypes.prng_key):\n'
+          '                data = jax.random.key_data(value)\n'
+          '            _converted[id(value)] = np.array(data)\n'
+          '        return _converted[id(value)]\n'
           '\n'
           '    return jax.tree.map(leaf, tree)\n'),
     ],
