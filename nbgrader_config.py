@@ -41,3 +41,10 @@ c.ClearSolutions.enforce_metadata = True
 # A chapter's slowest cell compiles C++ (a few seconds); five minutes per cell is generous.
 c.Execute.timeout = 300
 c.Execute.allow_errors = True
+
+# The limits each kernel runs under when `grader autograde` (and a learner's `grader check`) grades:
+# set one here to change it for every run; a flag of `grader autograde` wins over this file. Units are
+# those of each name (seconds, bytes, cores, a count); `grader autograde --help` lists them all, with
+# what each limits and its default. For example:
+# c.GradingLimits.cell_seconds = 120
+# c.GradingLimits.memory_bytes = 4 << 30

@@ -52,7 +52,7 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     read_notebook(notebook)
     chapter = chapter_of(notebook, root)
     if not solution_path(chapter, root).is_file():
-        return score_visible(notebook)
+        return score_visible(notebook, root=root)
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         course = Path(tmp)
         shutil.copy(root / "nbgrader_config.py", course)
@@ -77,16 +77,17 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     return results
 
 
-def score_visible(notebook: Path) -> list[ExerciseScore]:
+def score_visible(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     """Score `notebook` by its own visible self-checks, run in a fresh kernel.
 
     The notebook (its cells as they are, outputs cleared) runs in a scratch copy of its folder,
-    sandboxed where possible, under the grading limits, with the checks judging in the kernel as
+    sandboxed where possible, under the grading limits (those of the course's nbgrader_config.py under
+    `root`), with the checks judging in the kernel as
     in a learner's session: the reference records that grading compares with come from the
     solution, which a learner does not have. An exercise scores its points when its self-check
     cell printed its ✅ line and raised nothing, else 0 with the check's own first failure.
     """
-    from grader.autograde import kernel as runner, sandbox
+    from grader.autograde import config, kernel as runner, sandbox
     from grader.autograde.worker import copy_submission_folder
 
     notebook = Path(notebook)
@@ -98,7 +99,7 @@ def score_visible(notebook: Path) -> list[ExerciseScore]:
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
-    limits = sandbox.Limits()
+    limits = config.limits(root or repo_root())
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
         workdir, control = Path(tmp) / "w", Path(tmp) / "c"
         control.mkdir(mode=0o700)

@@ -48,12 +48,10 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _autograde(args: argparse.Namespace) -> int:
-    from grader.autograde import autograde, status_counts
-    from grader.autograde.sandbox import Limits
+    from grader.autograde import autograde, config, status_counts
 
     course = Path(args.course)
-    limits = Limits(cell_seconds=args.cell_timeout, notebook_seconds=args.notebook_timeout,
-                    memory_bytes=args.memory_mb << 20)
+    limits = config.limits(course, **limits_given(args))
     summary = autograde(course, args.chapters or None, workers=args.workers, limits=limits,
                         students=args.student or None, require_sandbox=args.require_sandbox,
                         use_sandbox=not args.no_sandbox, feedback=not args.no_feedback,
@@ -78,6 +76,46 @@ def _report(args: argparse.Namespace) -> int:
     print(path.read_text(), end="")
     print(f"\nreport:  {path}\nfigures: {figures_folder(path)}")
     return 0
+
+
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
+    return value
+
+
+def add_limit_flags(command: argparse.ArgumentParser) -> None:
+    """A flag for each of the kernels' limits, from its definition (`sandbox.Limits`)."""
+    from dataclasses import fields
+
+    from grader.autograde.config import LIMITS_SECTION
+    from grader.autograde.sandbox import Limits
+
+    group = command.add_argument_group(
+        "limits per kernel", f"Each also in nbgrader_config.py as c.{LIMITS_SECTION}.<name> (in seconds, bytes, "
+        "cores or a count, as its name says); a flag wins over the file, the file over the default.")
+    for f in fields(Limits):
+        meta = f.metadata
+        group.add_argument(meta["flag"], dest=f"limit_{f.name}", type=_positive, default=None,
+                           metavar=meta["unit"].upper() or "N",
+                           help=f"{meta['help']} (default: {f.default / meta['scale']:g}; c.{LIMITS_SECTION}."
+                                f"{f.name})")
+
+
+def limits_given(args: argparse.Namespace) -> dict[str, float]:
+    """The limits given as flags, by field name and in the field's unit."""
+    from dataclasses import fields
+
+    from grader.autograde.sandbox import Limits
+
+    given = {}
+    for f in fields(Limits):
+        value = getattr(args, f"limit_{f.name}", None)
+        if value is not None:
+            scale = f.metadata["scale"]
+            given[f.name] = round(value * scale) if scale > 1 else value
+    return given
 
 
 def parser() -> argparse.ArgumentParser:
@@ -115,15 +153,12 @@ def parser() -> argparse.ArgumentParser:
     auto.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                       help="grade on a Dask distributed cluster: each submission runs as a task on its workers "
                            "(each needs this course checkout, its venv and bubblewrap); default: local processes")
-    auto.add_argument("--cell-timeout", type=float, default=120.0, help="seconds one cell may run (default: 120)")
-    auto.add_argument("--notebook-timeout", type=float, default=600.0,
-                      help="seconds one notebook may run in all (default: 600)")
-    auto.add_argument("--memory-mb", type=int, default=4096, help="memory per kernel in MiB (default: 4096)")
     auto.add_argument("--require-sandbox", action="store_true",
                       help="refuse to grade when no sandbox can be made, instead of warning")
     auto.add_argument("--no-sandbox", action="store_true",
                       help="run kernels with resource limits only (to measure the sandbox's cost; not for a class)")
     auto.add_argument("--no-feedback", action="store_true", help="skip writing HTML feedback")
+    add_limit_flags(auto)
     auto.set_defaults(run=_autograde)
 
     rep = sub.add_parser("report", help="what the class got wrong in a graded chapter: per exercise the share at "

@@ -29,7 +29,7 @@ from grader.course import chapters as list_chapters, select_chapters, skip_unuse
 
 skip_unused_schema_formats()  # before nbformat, which the gradebook and the feedback need
 
-from grader.autograde import gradebook, intake, judge, report, run, sandbox  # noqa: E402
+from grader.autograde import config, gradebook, intake, judge, report, run, sandbox  # noqa: E402
 from grader.autograde.jobs import Job, KernelRun, Row, Summary  # noqa: E402
 from grader.autograde.report import status_counts  # noqa: E402,F401  (used by the CLI)
 from grader.errors import CourseError  # noqa: E402
@@ -38,13 +38,14 @@ __all__ = ["autograde", "status_counts", "Job", "KernelRun", "Row", "Summary"]
 
 
 def autograde(course: Path, chapters: list[str] | None = None, *, workers: int | None = None,
-              limits: sandbox.Limits = sandbox.Limits(), students: list[str] | None = None,
+              limits: sandbox.Limits | None = None, students: list[str] | None = None,
               require_sandbox: bool = False, use_sandbox: bool = True, feedback: bool = True,
               progress: bool = True, reference_cache: Path | None = None,
               download: Path | None = None, scheduler: str | None = None, class_section: bool = True) -> Summary:
     """Grade what is in `course`/submitted (for `chapters`, default: every chapter with submissions),
     after importing `download` (an LMS's folder or .zip) into it if given.
 
+    The kernels run under `limits` (default: those of the course's nbgrader_config.py, `config.limits`).
     Reference records are cached in `reference_cache` (default: `course`/.grader). With `scheduler`
     (a Dask scheduler's address), the run stage runs on that cluster's workers (`cluster`). Without
     `class_section` the report leaves out what the class got wrong and draws no figures (a single
@@ -55,6 +56,7 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     if not known:
         raise CourseError(f"{course} has no solutions/<chapter>/<chapter>.ipynb: run this in the course folder")
     select_chapters(chapters, course)
+    limits = config.limits(course) if limits is None else limits
     # 1. intake
     imported = intake.import_download(download, course, chapters) if download is not None else intake.Imported()
     submitted = course / "submitted"

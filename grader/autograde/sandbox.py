@@ -23,27 +23,44 @@ import shutil
 import subprocess
 import sys
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from grader.course import repo_root
 
 
+def _limit(default: float, help: str, flag: str, unit: str = "", scale: int = 1):
+    """A field of `Limits`: its default (in the field's unit: seconds, bytes, a count), what it limits
+    (the command line's help text), its command-line flag and the flag's unit, `scale` of the field's."""
+    return field(default=default, metadata={"help": help, "flag": flag, "unit": unit, "scale": scale})
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Per-submission limits. Times in seconds, sizes in bytes."""
+    """Per-submission limits. Times in seconds, sizes in bytes.
 
-    cell_seconds: float = 120.0
-    notebook_seconds: float = 600.0
-    cpu_seconds: int = 900
-    memory_bytes: int = 4 << 30
-    file_bytes: int = 256 << 20
-    output_bytes_per_cell: int = 1 << 20
-    output_bytes: int = 16 << 20  # every message of the whole notebook together
-    processes: int = 1024  # threads count too: JAX starts pools sized by the cores
-    cpu_cores: float = 1.0  # a CPU share, where a cgroup can be made
-    disk_bytes: int = 1 << 30  # the writable folder and /tmp, each (RAM: counted in the memory limit)
+    Each limit is defined here alone: its default, its help text and its flag. `grader autograde` takes
+    each as a flag, and the course's nbgrader_config.py as `c.GradingLimits.<name>` in these units
+    (`grader.autograde.config`)."""
+
+    cell_seconds: float = _limit(120.0, "seconds one cell may run before it is interrupted", "--cell-timeout", "s")
+    notebook_seconds: float = _limit(600.0, "seconds one notebook may run in all", "--notebook-timeout", "s")
+    cpu_seconds: int = _limit(900, "CPU seconds one kernel may use in all", "--cpu-seconds", "s")
+    memory_bytes: int = _limit(4 << 30, "memory per kernel in MiB: its address space, and its whole process "
+                                        "tree's where a cgroup can be made", "--memory-mb", "MiB", 1 << 20)
+    file_bytes: int = _limit(256 << 20, "the largest file a kernel may write, in MiB", "--file-mb", "MiB", 1 << 20)
+    output_bytes_per_cell: int = _limit(1 << 20, "output one cell may print, in KiB (the rest is cut)",
+                                        "--cell-output-kb", "KiB", 1 << 10)
+    output_bytes: int = _limit(16 << 20, "output one notebook may send in all, every kind of message (printed "
+                                         "text, errors, displays, widgets), in MiB", "--output-mb", "MiB", 1 << 20)
+    # Threads count too: JAX starts pools sized by the cores.
+    processes: int = _limit(1024, "processes and threads per kernel, where a cgroup can be made", "--processes")
+    cpu_cores: float = _limit(1.0, "the CPU share of one kernel, in cores, where a cgroup can be made",
+                              "--cpu-cores", "cores")
+    # Held in RAM: counted in the memory limit.
+    disk_bytes: int = _limit(1 << 30, "disk per kernel in MiB: its folder and its /tmp, each (held in RAM)",
+                             "--disk-mb", "MiB", 1 << 20)
 
 
 @dataclass
