@@ -212,6 +212,102 @@ WRONG = {
           'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
           'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
           'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+        W('a', 'transpose repeats ct over the summed axes placed first, then reshapes: right for ones/uniform ct or leading axes, wrong for weighted loss over axis 1 or (0, 2)',
+          'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+          '\n'
+          'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n'
+          '    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n'
+          '\n'
+          'def reduce_sum_transpose(ct, x, *, axes):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(x.aval.to_tangent_aval()),)\n'
+          '    # every input element gets the cotangent of the sum it fed: repeat ct over the summed axes\n'
+          '    summed = tuple(x.aval.shape[a] for a in axes)\n'
+          '    return (jnp.broadcast_to(ct, summed + ct.shape).reshape(x.aval.shape),)\n'
+          '\n'
+          'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+          '    (x,), (bd,) = batched_args, batch_dims\n'
+          '    x = jnp.moveaxis(x, bd, 0)\n'
+          '    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n'
+          '\n'
+          'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+          'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+          'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+        W('b', 'transpose expands ct only at axes[0]: right for one axis, fails for a tuple of axes such as (0, 2)',
+          'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+          '\n'
+          'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n'
+          '    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n'
+          '\n'
+          'def reduce_sum_transpose(ct, x, *, axes):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(x.aval.to_tangent_aval()),)\n'
+          '    (axis, *_) = axes\n'
+          '    return (jnp.broadcast_to(jnp.expand_dims(ct, axis), x.aval.shape),)\n'
+          '\n'
+          'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+          '    (x,), (bd,) = batched_args, batch_dims\n'
+          '    x = jnp.moveaxis(x, bd, 0)\n'
+          '    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n'
+          '\n'
+          'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+          'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+          'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+        W('c', 'batch rule keeps the batch axis in place and returns out_dim=bd without subtracting summed axes before it: right for in_axes=0, wrong for in_axes=1 with axes=0',
+          'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+          '\n'
+          'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n'
+          '    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n'
+          '\n'
+          'def reduce_sum_transpose(ct, x, *, axes):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(x.aval.to_tangent_aval()),)\n'
+          '    return (jnp.broadcast_to(jnp.expand_dims(ct, axes), x.aval.shape),)\n'
+          '\n'
+          'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+          '    (x,), (bd,) = batched_args, batch_dims\n'
+          '    # leave the batch axis where it is; summed axes at or after it move up by one\n'
+          '    new_axes = tuple(a + 1 if a >= bd else a for a in axes)\n'
+          '    return custom_reduce_sum_p.bind(x, axes=new_axes), bd\n'
+          '\n'
+          'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+          'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+          'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+        W('e', 'transpose uses np.expand_dims/np.broadcast_to: works for eager grad, fails under jit(grad), vmap(grad) and check_grads',
+          'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+          '\n'
+          'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n'
+          '    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n'
+          '\n'
+          'def reduce_sum_transpose(ct, x, *, axes):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(x.aval.to_tangent_aval()),)\n'
+          '    return (np.broadcast_to(np.expand_dims(ct, axes), x.aval.shape),)\n'
+          '\n'
+          'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+          '    (x,), (bd,) = batched_args, batch_dims\n'
+          '    x = jnp.moveaxis(x, bd, 0)\n'
+          '    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n'
+          '\n'
+          'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+          'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+          'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
     ],
     'ex2_answer': [
         W('m', "Section 3's pitfall: no symbolic zeros; arithmetic on an ad.Zero tangent fails.",
@@ -286,6 +382,50 @@ WRONG = {
           '    if type(x_dot) is ad.Zero:\n'
           '        zero = ad.Zero(jax.typeof(0.0).to_tangent_aval())\n'
           '        return (s, c), (zero, zero)\n'
+          '    return (s, c), (c * x_dot, -s * x_dot)\n'
+          '\n'
+          'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+        W('d', 'primal outputs computed with jnp.sin/jnp.cos instead of sincos(x): values right, sincos_p gone from the jvp/grad program',
+          'def sincos_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    s, c = jnp.sin(x), jnp.cos(x)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        zero = ad.Zero(jax.typeof(s).to_tangent_aval())\n'
+          '        return (s, c), (zero, zero)\n'
+          '    return (s, c), (c * x_dot, -s * x_dot)\n'
+          '\n'
+          'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+        W('c', 'tangent factors computed on x.astype(float32): bfloat16/float16 inputs get float32 tangents',
+          'def sincos_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    s, c = sincos(x)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        zero = ad.Zero(jax.typeof(s).to_tangent_aval())\n'
+          '        return (s, c), (zero, zero)\n'
+          '    # derivative factors in float32, so low-precision inputs keep an accurate slope\n'
+          '    x32 = x.astype(jnp.float32)\n'
+          '    return (s, c), (jnp.cos(x32) * x_dot, -jnp.sin(x32) * x_dot)\n'
+          '\n'
+          'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+        W('e', 'derivative factors wrapped in stop_gradient: first derivatives right, second derivatives (grad of grad, hessian) zero',
+          'def sincos_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    s, c = sincos(x)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        zero = ad.Zero(jax.typeof(s).to_tangent_aval())\n'
+          '        return (s, c), (zero, zero)\n'
+          '    # the derivative factors are known values, not something to differentiate\n'
+          '    ds, dc = jax.lax.stop_gradient(c), jax.lax.stop_gradient(-s)\n'
+          '    return (s, c), (ds * x_dot, dc * x_dot)\n'
+          '\n'
+          'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+        W('m', 'symbolic-zero tangent answered with jnp.zeros_like arrays instead of ad.Zero for both outputs',
+          'def sincos_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    s, c = sincos(x)\n'
+          '    if type(x_dot) is ad.Zero:\n'
+          '        zeros = jnp.zeros_like(s)\n'
+          '        return (s, c), (zeros, zeros)\n'
           '    return (s, c), (c * x_dot, -s * x_dot)\n'
           '\n'
           'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
@@ -379,6 +519,52 @@ WRONG = {
           '        return jnp.einsum("mn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n'
           '    w = jnp.moveaxis(w, wd, 0)\n'
           '    if not xd:                                         # x not batched\n'
+          '        return jnp.einsum("bmn,n->bm", w, x), 0\n'
+          '    return jnp.einsum("bmn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n'
+          '\n'
+          'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+        W('c', "jnp.swapaxes instead of moveaxis: same for w's batch axis 0 or 1, transposes the matrices when w is batched along axis 2",
+          'def matvec_batch(batched_args, batch_dims):\n'
+          '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+          '    if wd is None:                                     # one matrix, a batch of vectors\n'
+          '        return jnp.einsum("mn,bn->bm", w, jnp.swapaxes(x, xd, 0)), 0\n'
+          '    w = jnp.swapaxes(w, wd, 0)                         # batch axis to the front\n'
+          '    if xd is None:                                     # a batch of matrices, one vector\n'
+          '        return jnp.einsum("bmn,n->bm", w, x), 0\n'
+          '    return jnp.einsum("bmn,bn->bm", w, jnp.swapaxes(x, xd, 0)), 0\n'
+          '\n'
+          'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+        W('c', "both batched: moves x's batch axis with w's position wd: right when in_axes are equal (0, 0), wrong for (0, 1), (1, 0), (2, *)",
+          'def matvec_batch(batched_args, batch_dims):\n'
+          '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+          '    if wd is None:                                     # one matrix, a batch of vectors\n'
+          '        return jnp.einsum("mn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n'
+          '    w = jnp.moveaxis(w, wd, 0)\n'
+          '    if xd is None:                                     # a batch of matrices, one vector\n'
+          '        return jnp.einsum("bmn,n->bm", w, x), 0\n'
+          '    x = jnp.moveaxis(x, wd, 0)                         # both batched: bring the batch axis first\n'
+          '    return jnp.einsum("bmn,bn->bm", w, x), 0\n'
+          '\n'
+          'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+        W('c', 'batch size read as shape[0] of the batched operand before moving its axis: wrong when the batch axis is not 0 and the other operand is unbatched',
+          'def matvec_batch(batched_args, batch_dims):\n'
+          '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+          '    size = (x if wd is None else w).shape[0]           # the batch size\n'
+          '    if wd is None:                                     # one matrix for the whole batch: repeat it\n'
+          '        w, wd = jnp.broadcast_to(w, (size, *w.shape)), 0\n'
+          '    if xd is None:                                     # one vector for the whole batch: repeat it\n'
+          '        x, xd = jnp.broadcast_to(x, (size, *x.shape)), 0\n'
+          '    w, x = jnp.moveaxis(w, wd, 0), jnp.moveaxis(x, xd, 0)\n'
+          '    return jnp.einsum("bmn,bn->bm", w, x), 0\n'
+          '\n'
+          'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+        W('e', 'np.einsum/np.moveaxis for the unbatched-w case: works eagerly, fails under jit and in nested vmap',
+          'def matvec_batch(batched_args, batch_dims):\n'
+          '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+          '    if wd is None:                                     # one matrix, a batch of vectors\n'
+          '        return np.einsum("mn,bn->bm", w, np.moveaxis(x, xd, 0)), 0\n'
+          '    w = jnp.moveaxis(w, wd, 0)\n'
+          '    if xd is None:                                     # a batch of matrices, one vector\n'
           '        return jnp.einsum("bmn,n->bm", w, x), 0\n'
           '    return jnp.einsum("bmn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n'
           '\n'
@@ -496,6 +682,38 @@ WRONG = {
           '    return None, jnp.sum(ct * x).astype(c.aval.dtype)\n'
           '\n'
           'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('a', "c's cotangent as mean(ct) * sum(x): right for uniform cotangents (.sum()), wrong for weighted or squared losses",
+          'def scale_transpose(ct, x, c):\n'
+          '    if ad.is_undefined_primal(x):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          "        return scale(ct, c), None                      # y = x * c, so x's cotangent is ct * c\n"
+          '    if type(ct) is ad.Zero:\n'
+          '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+          '    # c is a scalar: its cotangent is the (scalar) cotangent times dy/dc = sum(x)\n'
+          '    return None, (jnp.mean(ct) * jnp.sum(x)).astype(c.aval.dtype)\n'
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('e', "c's cotangent built as c.aval.dtype.type(...) (a NumPy scalar): eager grad right, fails under jit, vmap of grad and hessian",
+          'def scale_transpose(ct, x, c):\n'
+          '    if ad.is_undefined_primal(x):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          "        return scale(ct, c), None                      # y = x * c, so x's cotangent is ct * c\n"
+          '    if type(ct) is ad.Zero:\n'
+          '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+          "    return None, c.aval.dtype.type(jnp.sum(ct * x))    # a scalar of c's dtype\n"
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+        W('m', 'zero-cotangent branch always answers for x ((Zero of x, None)) even when c is the undefined operand',
+          'def scale_transpose(ct, x, c):\n'
+          '    if type(ct) is ad.Zero:                            # nothing flows back\n'
+          '        return ad.Zero(x.aval.to_tangent_aval()), None\n'
+          '    if ad.is_undefined_primal(x):\n'
+          "        return scale(ct, c), None                      # y = x * c, so x's cotangent is ct * c\n"
+          '    return None, jnp.sum(ct * x).astype(c.aval.dtype)  # c touched every element: sum ct * x\n'
+          '\n'
+          'ad.primitive_transposes[scale_p] = scale_transpose\n'),
     ],
     'quiz_answer': [
         W('m', "q1=c and q4=a: takes def_vjp for a real method, and an integer's tangent type for its own dtype.",
@@ -521,6 +739,11 @@ WRONG = {
         W('m', "q4=a: thinks an integer's tangent type is its own dtype (misses float0, section 3)",
           'q1 = "b"\n'
           'q2 = "a"\n'
+          'q3 = "c"\n'
+          'q4 = "a"\n'),
+        W('m', "q2=b, q4=a: misreads symbolic zeros (section 3): thinks the undefined operand is the ad.Zero and a zero tangent keeps the primal's int32 type",
+          'q1 = "b"\n'
+          'q2 = "b"\n'
           'q3 = "c"\n'
           'q4 = "a"\n'),
     ],

@@ -80,6 +80,30 @@ WRONG = {
           'def vjp_via_linearize(f, *primals):\n'
           '    out, f_lin = jax.linearize(f, *primals)\n'
           '    return out, lambda ct: (f_lin(ct),)                      # the linear map, applied to the cotangent\n'),
+        W('a', 'transposes once at a cotangent of ones and multiplies by ct: right for scalar outputs and elementwise f, wrong for cumsum/outer with a non-uniform ct',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)            # the forward pass, once\n'
+          '    f_T = jax.linear_transpose(f_lin, *primals)\n'
+          '    unit = f_T(jax.tree.map(jnp.ones_like, out))       # transpose once, at a cotangent of one\n'
+          '\n'
+          '    def vjp_fn(ct):\n'
+          '        return tuple(jax.tree.map(lambda g: g * ct, u) for u in unit)   # then scale by the cotangent\n'
+          '    return out, vjp_fn\n'),
+        W('c', 'passes jnp.zeros_like(p) per primal to linear_transpose: right for array primals, fails for dict/tuple primals',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)            # the forward pass, once\n'
+          '    examples = [jnp.zeros_like(p) for p in primals]    # linear_transpose only needs example tangents\n'
+          '    return out, jax.linear_transpose(f_lin, *examples)\n'),
+        W('d', 'backward pass is jax.vjp(f_lin, ...) instead of jax.linear_transpose: values right, calls jax.vjp',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)            # the forward pass, once\n'
+          '    _, back = jax.vjp(f_lin, *primals)                 # f_lin is linear: its VJP is its transpose\n'
+          '    return out, back\n'),
+        W('g', 'vjp_fn returns (f_T(ct)[0],): right for one primal, drops the cotangents of the other primals',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)            # the forward pass, once\n'
+          '    f_T = jax.linear_transpose(f_lin, *primals)\n'
+          '    return out, lambda ct: (f_T(ct)[0],)               # one cotangent, as a tuple\n'),
     ],
     'ex2_answer': [
         W('m', 'Takes the transpose of a linear primitive to be the primitive itself: sums in the same direction instead of the opposite one.',
@@ -158,6 +182,43 @@ WRONG = {
           '    return (running_sum_p.bind(ct, axis=axis, reverse=not reverse),)\n'
           '\n'
           'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('a', 'scales ct by the number of outputs each x_i fed: right for uniform cotangents (.sum()), wrong for weighted losses',
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '    # x_i fed every output from i onwards (up to i when reversed): scale by how many outputs it fed\n'
+          '    n = v.aval.shape[axis]\n'
+          '    i = jnp.arange(n, dtype=ct.dtype)\n'
+          '    fed = i + 1 if reverse else n - i\n'
+          '    fed = fed.reshape([n if a == axis else 1 for a in range(ct.ndim)])\n'
+          '    return (ct * fed,)\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('c', 'reverse=False branch flips with ct[::-1] (axis 0): right for vectors and axis=0, wrong for axis=1/-1 on matrices',
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '    if reverse:                                        # x_i fed outputs 0..i: a forward running sum\n'
+          '        return (running_sum_p.bind(ct, axis=axis, reverse=False),)\n'
+          '    # x_i fed outputs i..n-1: flip, running sum, flip back\n'
+          '    return (running_sum_p.bind(ct[::-1], axis=axis, reverse=False)[::-1],)\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('e', 'skips work with `not jnp.any(ct)`: eager grad right, TracerBoolConversionError under jit(grad) and second order',
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero or not jnp.any(ct):         # nothing flows back: skip the work\n'
+          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '    return (running_sum_p.bind(ct, axis=axis, reverse=not reverse),)\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+        W('g', 'transposes along the last axis (ct.ndim - 1) whatever axis is: right for the default axis=-1, wrong for axis=0 on matrices',
+          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '    # sum the other way along the running axis, the last one\n'
+          '    return (running_sum_p.bind(ct, axis=ct.ndim - 1, reverse=not reverse),)\n'
+          '\n'
+          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
     ],
     'ex3_answer': [
         W('m', 'Marks only the equations that read a linear input directly, forgetting that their outputs make later equations depend on it too.',
@@ -217,6 +278,26 @@ WRONG = {
           '    found = []\n'
           '    for index, eqn in enumerate(jaxpr.eqns):\n'
           '        if all(isinstance(var, Var) and var in depends for var in eqn.invars if isinstance(var, Var)):\n'
+          '            found.append(index)\n'
+          '            depends.update(eqn.outvars)\n'
+          '    return found\n'),
+        W('b', 'takes the last sum(linear) invars as the linear ones: right for [True] or [False, True], wrong for [True, False]',
+          'def transposed_equations(jaxpr, linear):\n'
+          '    n_linear = sum(linear)                              # the linear inputs come after the known ones\n'
+          '    depends = set(jaxpr.invars[len(jaxpr.invars) - n_linear:])\n'
+          '    found = []\n'
+          '    for index, eqn in enumerate(jaxpr.eqns):\n'
+          '        if any(isinstance(var, Var) and var in depends for var in eqn.invars):\n'
+          '            found.append(index)\n'
+          '            depends.update(eqn.outvars)\n'
+          '    return found\n'),
+        W('g', 'checks only eqn.invars[0] (tangent first, as in the printed `mul b a`): misses `mul k t` with the known value first',
+          'def transposed_equations(jaxpr, linear):\n'
+          '    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n'
+          '    found = []\n'
+          '    for index, eqn in enumerate(jaxpr.eqns):\n'
+          '        operand = eqn.invars[0] if eqn.invars else None   # the tangent operand comes first\n'
+          '        if isinstance(operand, Var) and operand in depends:\n'
           '            found.append(index)\n'
           '            depends.update(eqn.outvars)\n'
           '    return found\n'),
@@ -283,6 +364,36 @@ WRONG = {
           '\n'
           '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
           'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('b', 'residual computed in float32 and the tangent cast back: values right, but the bfloat16 tangent jaxpr is convert, mul, convert (not one mul)',
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    # residual in float32, so that low-precision inputs get an accurate slope\n'
+          '    residual = jnp.tanh(v.astype(jnp.float32))\n'
+          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: (res * v_dot).astype(v_dot.dtype)\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('c', 'residual as (e^v - e^-v)/(e^v + e^-v): right for moderate x, nan gradient for |x| > ~89',
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    ep, em = jnp.exp(v), jnp.exp(-v)\n'
+          '    residual = (ep - em) / (ep + em)                   # tanh v = sinh v / cosh v, computed now\n'
+          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('d', 'linearized calls the given JVP rule on a saved input: grad calls the JVP rule and the tangent jaxpr holds tanh + mul',
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    residual = v                                       # save the input; the given JVP rule knows the slope\n'
+          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: logcosh_jvp(v_dot, res)\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+        W('m', "primal output computed with logcosh_ref instead of the primitive: values right, logcosh_p gone from the gradient's program",
+          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
+          '    residual = jnp.tanh(v)                             # computed now, in the forward pass\n'
+          '    return logcosh_ref(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
+          '\n'
+          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
+          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
     ],
     'quiz_answer': [
         W('m', 'q2=b, q3=a, q4=a: every primitive needs a transpose rule, a transpose error means a JVP rule is missing, deflinear2 registers only a transpose.',
@@ -308,6 +419,11 @@ WRONG = {
         W('m', 'q4=a: thinks deflinear2 registers only the transpose rule (section 5 shows jvp + transpose)',
           'q1 = "b"\n'
           'q2 = "a"\n'
+          'q3 = "c"\n'
+          'q4 = "a"\n'),
+        W('m', 'q2=b, q4=a: thinks every primitive needs its own transpose rule and that deflinear2 registers only a transpose (sections 5 and 7)',
+          'q1 = "b"\n'
+          'q2 = "b"\n'
           'q3 = "c"\n'
           'q4 = "a"\n'),
     ],
