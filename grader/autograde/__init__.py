@@ -56,7 +56,9 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     if not known:
         raise CourseError(f"{course} has no solutions/<chapter>/<chapter>.ipynb: run this in the course folder")
     select_chapters(chapters, course)
-    limits = config.limits(course) if limits is None else limits
+    settings = config.load(course)
+    limits = config.limits(course, settings) if limits is None else limits
+    late = config.late_penalty(settings)  # before grading: a penalty that cannot be applied stops the run
     # 1. intake
     imported = intake.import_download(download, course, chapters) if download is not None else intake.Imported()
     submitted = course / "submitted"
@@ -115,7 +117,7 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     for job in jobs:  # read now: nbgrader's timestamp parser comes with its (slow) import
         job.timestamp, note = intake.read_timestamp(job.folder / "timestamp.txt")
         job.notes += [note] if note else []
-    rows = _judge_all(course, found + imported.failed, runs, references, errors, wanted)
+    rows = _judge_all(course, found + imported.failed, runs, references, errors, wanted, late)
     rows.sort(key=lambda r: (r.chapter, r.student))
     stages["judge"] = time.monotonic() - started - sum(stages.values())
     # 5. record
@@ -133,7 +135,7 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
 
 
 def _judge_all(course: Path, found: list[Job], runs: dict, references: dict, errors: dict,
-               wanted: list[str]) -> list[Row]:
+               wanted: list[str], late: config.LatePenalty = config.LatePenalty()) -> list[Row]:
     """A row for every job: judged, or failed with the reason."""
     max_points = {ch: gradebook.points(course, ch) for ch in wanted}
     due = gradebook.due_dates(course, wanted)
@@ -155,7 +157,7 @@ def _judge_all(course: Path, found: list[Job], runs: dict, references: dict, err
             continue
         try:
             rows.append(judge.make_row(job, runs[job.key], references[job.chapter], max_points[job.chapter],
-                                       due.get(job.chapter)))
+                                       due.get(job.chapter), late=late))
         except Exception as err:  # a bug of ours must not cost the rest of the class their grades
             rows.append(Row(job.student, job.chapter, f"failed: the grader could not judge this submission "
                                                       f"({type(err).__name__}: {str(err)[:200]}); please report it",

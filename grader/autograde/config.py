@@ -1,9 +1,10 @@
-"""What the course's nbgrader_config.py tells the grader: the kernels' limits (`c.GradingLimits`)."""
+"""What the course's nbgrader_config.py tells the grader: the kernels' limits (`c.GradingLimits`) and the
+late-submission penalty (nbgrader's own `LateSubmissionPlugin`, or the plugin class it names)."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +71,51 @@ def _unit(f) -> str:
     """The unit of a limit's field, in words."""
     return ("seconds" if f.name.endswith("_seconds") else "bytes" if "bytes" in f.name
             else "cores" if f.name == "cpu_cores" else "a count")
+
+
+#: The sections of nbgrader's configuration that decide a late submission's penalty.
+LATE_SECTIONS = ("LateSubmissionPlugin", "AssignLatePenalties")
+
+
+@dataclass(frozen=True)
+class LatePenalty:
+    """A late submission's penalty as nbgrader autograde gives it: the plugin the course configures
+    (`c.AssignLatePenalties.plugin_class`, by default nbgrader's LateSubmissionPlugin with its
+    `penalty_method`) asked for each late submission, its answer kept between 0 and the score."""
+
+    plugin: Any = None  # None: nbgrader's default, no penalty
+    name: str = "no penalty is applied; nbgrader's default"
+
+    @property
+    def applies(self) -> bool:
+        return self.plugin is not None
+
+    def penalty(self, student: str, score: float, seconds_late: float) -> float | None:
+        """The points a submission `seconds_late` late loses (None: the plugin gives no penalty)."""
+        if self.plugin is None or seconds_late <= 0:
+            return None
+        given = self.plugin.late_submission_penalty(student, score, seconds_late)
+        return None if given is None else min(max(float(given), 0.0), score)
+
+
+def late_penalty(config) -> LatePenalty:
+    """The course's late-submission penalty, from nbgrader's configuration (`load`). A plugin that cannot be
+    made (a class that does not import, a penalty_method nbgrader does not know) is a CourseError, so that
+    a run never grades with a penalty other than the one configured."""
+    if not any(section in config for section in LATE_SECTIONS):
+        return LatePenalty()
+    from nbgrader.plugins import LateSubmissionPlugin
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    try:
+        assigner = AssignLatePenalties(config=config)
+        assigner.init_plugin()
+    except Exception as err:
+        raise CourseError("the late-submission penalty in nbgrader_config.py cannot be applied "
+                          f"({type(err).__name__}: {' '.join(str(err).split())})") from None
+    plugin = assigner.plugin_inst
+    if type(plugin) is LateSubmissionPlugin:
+        if plugin.penalty_method == "none":
+            return LatePenalty()
+        return LatePenalty(plugin, f"LateSubmissionPlugin.penalty_method = {plugin.penalty_method!r}")
+    return LatePenalty(plugin, f"{type(plugin).__module__}.{type(plugin).__qualname__}")

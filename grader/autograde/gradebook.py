@@ -107,6 +107,8 @@ def write(course: Path, rows: list[Row], jobs: list[Job]) -> None:
                 grade = gb.find_grade(gid, row.chapter, row.chapter, row.student)
                 grade.auto_score = got
                 grade.needs_manual_grade = False
+            # As nbgrader autograde records it: beside the points, which stay as the checks gave them.
+            gb.find_submission_notebook(row.chapter, row.chapter, row.student).late_submission_penalty = row.penalty
             gb.db.commit()
 
 

@@ -77,12 +77,18 @@ class Row:
     max_score: float
     timestamp: str = ""
     late_seconds: float | None = None
+    penalty: float | None = None  # the points a late submission lost (nbgrader's late_submission_penalty)
     exercises: dict[str, tuple[float, float, str]] = field(default_factory=dict)  # gid -> (points, max, message)
     notes: list[str] = field(default_factory=list)
     flagged: list[str] = field(default_factory=list)  # answer cells to review by hand
     applied: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     trace: str = ""  # the traceback, when the grader itself failed on this submission (for the report)
+
+    @property
+    def final_score(self) -> float | None:
+        """The score after the late penalty: what counts (nbgrader export's `score`)."""
+        return None if self.score is None else max(0.0, self.score - (self.penalty or 0.0))
 
 
 @dataclass

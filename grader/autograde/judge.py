@@ -19,6 +19,7 @@ import numpy as np
 
 from grader.notebook import checks, record
 from grader.notebook.record import cell_record  # noqa: F401  (where the wrong-answer harness imports it from)
+from grader.autograde.config import LatePenalty
 from grader.autograde.jobs import Job, KernelRun, Row
 from grader.errors import CourseError
 
@@ -185,8 +186,9 @@ class _Named:
 # ---- a submission's row -------------------------------------------------------------------
 
 def make_row(job: Job, run: KernelRun, reference: dict, points: dict[str, tuple[float, str]],
-             due: datetime | None) -> Row:
-    """The row of one submission: each test cell judged against the reference's record.
+             due: datetime | None, *, late: LatePenalty = LatePenalty()) -> Row:
+    """The row of one submission: each test cell judged against the reference's record, and a
+    submission after `due` given the course's `late` penalty.
 
     A cell whose record cannot be judged (forged, malformed) scores 0 with a note; the other
     cells keep their points."""
@@ -197,12 +199,34 @@ def make_row(job: Job, run: KernelRun, reference: dict, points: dict[str, tuple[
         row.timestamp = job.timestamp.astimezone(timezone.utc).isoformat()
         if due is not None and job.timestamp > due:
             row.late_seconds = (job.timestamp - due).total_seconds()
-            row.notes.append(f"late by {_duration(row.late_seconds)} (no penalty is applied; nbgrader's default)")
     row.seconds = float(run.seconds or 0.0)
+    at = len(row.notes)
+    _score(row, run, reference, points)
+    if row.late_seconds is not None:  # its note goes where the submission's own notes end
+        row.notes.insert(at, _penalise(row, job, late))
+    return row
+
+
+def _penalise(row: Row, job: Job, late: LatePenalty) -> str:
+    """Give a late row its penalty (the course's, once it is scored); returns the note that says so."""
+    late_by = f"late by {_duration(row.late_seconds)}"
+    if not late.applies:
+        return f"{late_by} ({late.name})"
+    if row.score is None:
+        return f"{late_by} (not scored, so no penalty)"
+    row.penalty = late.penalty(job.student, row.score, row.late_seconds)
+    if not row.penalty:
+        return f"{late_by} (no penalty: {late.name} gave none)"
+    return (f"{late_by}: a penalty of {row.penalty:g} points ({late.name}), so it scores "
+            f"{row.score - row.penalty:g} of {row.max_score:g}")
+
+
+def _score(row: Row, run: KernelRun, reference: dict, points: dict[str, tuple[float, str]]) -> None:
+    """Judge each test cell of a run into `row`: its points, its verdicts, its status and notes."""
     row.notes += [str(note) for note in run.notes]
     if run.status != "graded":
         row.status = f"failed: {run.reason or 'unknown'}"
-        return row
+        return
     total = 0.0
     for gid, (most_points, title) in points.items():
         entry = run.records.get(gid)
@@ -222,7 +246,6 @@ def make_row(job: Job, run: KernelRun, reference: dict, points: dict[str, tuple[
         row.notes.append(f"the output of cell {index} was cut at the size limit")
     for cell in run.flagged:
         row.notes.append(f"flagged for review: {cell}")
-    return row
 
 
 def _duration(seconds: float) -> str:

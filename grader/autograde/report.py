@@ -86,10 +86,13 @@ def write_csv(path: Path, rows: list[Row]) -> Path:
     tmp = path.with_suffix(".tmp")
     with tmp.open("w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["student", "chapter", "status", "score", "max_score", "timestamp", "late_seconds", "notes"])
+        # `penalty` came last, after the columns an LMS import may already read by position.
+        w.writerow(["student", "chapter", "status", "score", "max_score", "timestamp", "late_seconds", "notes",
+                    "penalty"])
         for r in rows:
-            w.writerow([r.student, r.chapter, r.status, "" if r.score is None else f"{r.score:g}", f"{r.max_score:g}",
-                        r.timestamp, "" if r.late_seconds is None else f"{r.late_seconds:.0f}", "; ".join(r.notes)])
+            w.writerow([r.student, r.chapter, r.status, "" if r.score is None else f"{r.final_score:g}",
+                        f"{r.max_score:g}", r.timestamp, "" if r.late_seconds is None else f"{r.late_seconds:.0f}",
+                        "; ".join(r.notes), "" if r.penalty is None else f"{r.penalty:g}"])
     os.replace(tmp, path)
     return path
 
@@ -167,7 +170,8 @@ def write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: sand
     lines += ["", f"Submissions: {status_counts(rows)} ({len(rows)} in all).", ""]
     lines += ["| student | chapter | score | status | notes |", "| --- | --- | --- | --- | --- |"]
     for r in rows:
-        score = "—" if r.score is None else f"{r.score:g} / {r.max_score:g}"
+        score = "—" if r.score is None else f"{r.final_score:g} / {r.max_score:g}" + (
+            f" (late penalty {r.penalty:g})" if r.penalty else "")
         lines.append(f"| {_md(r.student)} | {r.chapter} | {score} | {_md(r.status)} | {_md('; '.join(r.notes))} |")
     flagged = [r for r in rows if r.flagged]
     if flagged:
