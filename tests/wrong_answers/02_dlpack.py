@@ -2,7 +2,7 @@
 
 from wrong_answers import W
 
-APPLIES = {'ex1_answer': 'bcgm', 'ex2_answer': 'bcgm', 'ex3_answer': 'cdgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcfgm', 'ex2_answer': 'bcfgm', 'ex3_answer': 'cdgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -87,6 +87,61 @@ WRONG = {
           '    host = aligned_empty(x.shape)\n'
           '    host[...] = x\n'
           '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('c', 'catches only ValueError from from_dlpack(copy=False): an aligned strided input raises JaxRuntimeError instead of being copied',
+          'def share_with_jax(x):\n'
+          '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+          '    if x.size and x.dtype == dtype:\n'
+          '        try:\n'
+          '            return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+          '        except ValueError:             # copy=False refuses an unaligned buffer: copy it below\n'
+          '            pass\n'
+          '    host = aligned_empty(x.shape, dtype)\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('c', 'requires C order for the zero-copy path: an aligned transposed (Fortran-order) x is copied instead of returned as host',
+          'def share_with_jax(x):\n'
+          '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+          '    if x.size and x.dtype == dtype and x.flags.c_contiguous and address(x) % 64 == 0:\n'
+          '        return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+          '    host = aligned_empty(x.shape, dtype)\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('m', 'trusts copy=False to refuse every copy: an aligned float64 x comes back as host=x with j a float32 copy that does not share memory',
+          'def share_with_jax(x):\n'
+          '    if x.size:\n'
+          '        try:\n'
+          '            return x, jax.dlpack.from_dlpack(x, copy=False)    # copy=False: raises rather than copy\n'
+          '        except (ValueError, jax.errors.JaxRuntimeError):\n'
+          '            pass\n'
+          '    host = aligned_empty(x.shape, jax.dtypes.canonicalize_dtype(x.dtype))\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('f', "reuses one aligned staging buffer per (shape, dtype): a second call's copy overwrites the first call's host and j",
+          '_staging = {}      # (shape, dtype) -> an aligned buffer, allocated once and reused\n'
+          '\n'
+          'def share_with_jax(x):\n'
+          '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+          '    if x.size and x.dtype == dtype:\n'
+          '        try:\n'
+          '            return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+          '        except (ValueError, jax.errors.JaxRuntimeError):\n'
+          '            pass\n'
+          '    key = (x.shape, dtype)\n'
+          '    if key not in _staging:\n'
+          '        _staging[key] = aligned_empty(x.shape, dtype)\n'
+          '    host = _staging[key]\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+        W('g', 'takes the zero-copy path only for float32: an aligned int32, uint8 or bool x is copied instead of returned as host',
+          'def share_with_jax(x):\n'
+          '    if x.size and x.dtype == np.float32:           # the dtype JAX keeps as it is\n'
+          '        try:\n'
+          '            return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+          '        except (ValueError, jax.errors.JaxRuntimeError):\n'
+          '            pass\n'
+          '    host = aligned_empty(x.shape, jax.dtypes.canonicalize_dtype(x.dtype))\n'
+          '    host[...] = x\n'
+          '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
     ],
     'ex2_answer': [
         W('m', 'Exports the JAX array to NumPy: shared, but the NumPy view of a JAX array is read-only.',
@@ -126,6 +181,41 @@ WRONG = {
         W('g', 'aligned_empty(y.shape) with the default float32: int32/uint8/bool y give float32 host and j',
           'def writeable_twin(y):\n'
           '    host = aligned_empty(y.shape)\n'
+          '    host[...] = np.asarray(y)\n'
+          '    j = jax.dlpack.from_dlpack(host, copy=False) if y.size else jnp.asarray(host)\n'
+          '    return host, j\n'),
+        W('b', 'aligned_empty(y.shape) without the dtype: float32 y works, but int32, bool, float16 or complex64 y gets a float32 host and j',
+          'def writeable_twin(y):\n'
+          '    host = aligned_empty(y.shape)                  # aligned, so JAX can import it without a copy\n'
+          '    host[...] = np.asarray(y)\n'
+          '    j = jax.dlpack.from_dlpack(host, copy=False) if y.size else jnp.asarray(host)\n'
+          '    return host, j\n'),
+        W('c', 'copies with host[:] = ...: right for every array with an axis, IndexError for a 0-d y',
+          'def writeable_twin(y):\n'
+          '    host = aligned_empty(y.shape, y.dtype)\n'
+          '    host[:] = np.asarray(y)\n'
+          '    j = jax.dlpack.from_dlpack(host, copy=False) if y.size else jnp.asarray(host)\n'
+          '    return host, j\n'),
+        W('c', "np.require(..., 'ALIGNED') only means dtype-aligned: whenever NumPy's copy is not on a 64-byte boundary, from_dlpack copies and j does not share host",
+          'def writeable_twin(y):\n'
+          '    # a writeable, aligned, C-contiguous copy that NumPy owns\n'
+          '    host = np.require(np.array(y), requirements=["ALIGNED", "WRITEABLE", "C_CONTIGUOUS", "OWNDATA"])\n'
+          '    return host, jax.dlpack.from_dlpack(host)\n'),
+        W('m', "wraps y's own buffer in a writeable NumPy array and returns j = y: sharing holds, but a write to host changes y",
+          'def writeable_twin(y):\n'
+          '    # NumPy refuses to write through its view of y, but the bytes are right there: wrap them writeable\n'
+          '    y.block_until_ready()\n'
+          '    raw = (ctypes.c_char * max(y.nbytes, 1)).from_address(address(y))\n'
+          '    host = np.frombuffer(raw, dtype=y.dtype, count=y.size).reshape(y.shape)\n'
+          '    return host, y\n'),
+        W('f', "reuses one aligned host buffer per (shape, dtype): a second call overwrites the first call's host and j",
+          '_twins = {}      # (shape, dtype) -> an aligned host buffer, allocated once\n'
+          '\n'
+          'def writeable_twin(y):\n'
+          '    key = (y.shape, np.dtype(y.dtype))\n'
+          '    if key not in _twins:\n'
+          '        _twins[key] = aligned_empty(y.shape, y.dtype)\n'
+          '    host = _twins[key]\n'
           '    host[...] = np.asarray(y)\n'
           '    j = jax.dlpack.from_dlpack(host, copy=False) if y.size else jnp.asarray(host)\n'
           '    return host, j\n'),
@@ -207,6 +297,33 @@ WRONG = {
           '        raise ValueError("scale_and_view needs a writeable, C-contiguous float32 array")\n'
           '    scale_f32(address(host), host.size, factor)\n'
           '    return jnp.asarray(host)\n'),
+        W('c', 'checks only that the last stride is 4 bytes: a row-strided view (grid[::2]) passes, gets the wrong elements scaled, then raises JaxRuntimeError',
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or not host.flags.writeable:\n'
+          '        raise ValueError("scale_and_view needs a writeable float32 array")\n'
+          '    if host.ndim and host.strides[-1] != host.itemsize:        # elements must be next to each other\n'
+          '        raise ValueError("scale_and_view needs a contiguous array")\n'
+          '    scale_f32(address(host), host.size, factor)\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        W('c', 'makes the JAX array before scaling: for an aligned host it is a view and sees the new values, for an unaligned host it is a copy of the old ones',
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+          '        raise ValueError("scale_and_view needs a writeable, C-contiguous float32 array")\n'
+          "    view = jax.dlpack.from_dlpack(host)        # the JAX view of host's memory\n"
+          '    scale_f32(address(host), host.size, factor)\n'
+          '    return view\n'),
+        W('d', 'scales through its own checked ndpointer binding of dlpack_scale_f32: values and errors right, but scale_f32 is called 0 times',
+          '_checked_scale = scale_library.function(\n'
+          '    "dlpack_scale_f32",\n'
+          '    argtypes=[np.ctypeslib.ndpointer(np.float32, flags=("C_CONTIGUOUS", "WRITEABLE")), ctypes.c_int64, ctypes.c_float])\n'
+          '\n'
+          'def scale_and_view(host, factor):\n'
+          '    # the checked signature of section 7 refuses a bad buffer before C++ runs\n'
+          '    try:\n'
+          '        _checked_scale(host, host.size, factor)\n'
+          '    except ctypes.ArgumentError as err:\n'
+          '        raise ValueError(str(err)) from None\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
     ],
     'quiz_answer': [
         W('m', 'q2=c: thinks an unaligned buffer is shared by the default import',

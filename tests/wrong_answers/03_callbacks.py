@@ -2,7 +2,7 @@
 
 from wrong_answers import W
 
-APPLIES = {'ex1_answer': 'cefgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdegm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'cefgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -62,6 +62,37 @@ WRONG = {
           '        _copier.submit(lambda: sink.append(np.array(v)))\n'
           '    jax.debug.callback(record, x)\n'
           '    return x\n'),
+        W('m', 'io_callback instead of jax.debug.callback: jit, vmap over axis 1 and an unused result all log, but jax.grad raises ValueError',
+          'def tap(x, sink):\n'
+          '    # io_callback: has side effects, so jit never drops it, and it runs per example under vmap\n'
+          '    io_callback(lambda v: sink.append(np.asarray(v)), None, x)\n'
+          '    return x\n'),
+        W('f', 'the callback queues the value for a background thread that appends it: right after jax.effects_barrier() an entry is sometimes missing',
+          'import queue\n'
+          'import threading\n'
+          '\n'
+          '_pending = queue.Queue()\n'
+          '\n'
+          'def _writer():\n'
+          '    while True:\n'
+          '        sink, value = _pending.get()\n'
+          '        sink.append(value)\n'
+          '\n'
+          'threading.Thread(target=_writer, daemon=True).start()\n'
+          '\n'
+          'def tap(x, sink):\n'
+          '    # hand the value to a background writer, so that the compiled program never waits on the list\n'
+          '    jax.debug.callback(lambda v: _pending.put((sink, np.asarray(v))), x)\n'
+          '    return x\n'),
+        W('c', 'squeezes every logged value: right for the visible shapes, but a (1, 3) input is logged with shape (3,)',
+          'def tap(x, sink):\n'
+          '    # squeeze away the batch dimension vmap may add\n'
+          '    jax.debug.callback(lambda v: sink.append(np.asarray(v).squeeze()), x)\n'
+          '    return x\n'),
+        W('m', 'returns jax.lax.stop_gradient(x): the log is right, but the gradient through tap becomes zero instead of passing through',
+          'def tap(x, sink):\n'
+          '    jax.debug.callback(lambda v: sink.append(np.asarray(v)), x)\n'
+          '    return jax.lax.stop_gradient(x)       # a tap only looks: keep it out of the gradient\n'),
     ],
     'ex2_answer': [
         W('m', "Section 6's pitfall: an unordered callback. One run on this CPU logs in order anyway, but the program has no ordered effect and no token, so nothing promises that order.",
@@ -199,6 +230,82 @@ WRONG = {
           '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
           '    jax.effects_barrier()\n'
           '    return final, log\n'),
+        W('b', 'io_callback without ordered=True: one run logs in loop order, but the jaxpr effect is IO and the compiled program takes no token',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def record(state):\n'
+          '        log.append(np.array(state))\n'
+          '\n'
+          '    def body(i, x):\n'
+          '        x = step(x)\n'
+          '        io_callback(record, None, x)        # the loop runs in order anyway\n'
+          '        return x\n'
+          '\n'
+          '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return final, log\n'),
+        W('d', 'logs with jax.debug.callback(ordered=True): same log and a token, but the effect is OrderedDebug, not the ordered io_callback asked for (OrderedIO)',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def record(state):\n'
+          '        log.append(np.array(state))\n'
+          '\n'
+          '    def body(i, x):\n'
+          '        x = step(x)\n'
+          '        jax.debug.callback(ordered=True)(record, x)     # ordered, and it never changes the result\n'
+          '        return x\n'
+          '\n'
+          '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return final, log\n'),
+        W('f', "caches the compiled loop by (step, n), and its callback writes to the first call's log: a second call with the same step returns an empty log",
+          '_loops = {}     # (step, n) -> compiled loop, so that repeated calls do not retrace\n'
+          '\n'
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def record(state):\n'
+          '        log.append(np.array(state))\n'
+          '\n'
+          '    def body(i, x):\n'
+          '        x = step(x)\n'
+          '        io_callback(record, None, x, ordered=True)\n'
+          '        return x\n'
+          '\n'
+          '    if (step, n) not in _loops:\n'
+          '        _loops[(step, n)] = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))\n'
+          '    final = _loops[(step, n)](x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return final, log\n'),
+        W('c', 'scan over the states and returns states[-1] as final: right for n >= 1, IndexError for n == 0',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def record(state):\n'
+          '        log.append(np.array(state))\n'
+          '\n'
+          '    def body(x, _):\n'
+          '        x = step(x)\n'
+          '        io_callback(record, None, x, ordered=True)\n'
+          '        return x, x\n'
+          '\n'
+          '    states = jax.jit(lambda x: jax.lax.scan(body, x, length=n)[1])(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return states[-1], log             # the last state is the final one\n'),
+        W('m', 'passes log.append itself to io_callback: the log holds jax.Arrays, not NumPy arrays',
+          'def run_logged(step, x0, n):\n'
+          '    log = []\n'
+          '\n'
+          '    def body(i, x):\n'
+          '        x = step(x)\n'
+          '        io_callback(log.append, None, x, ordered=True)\n'
+          '        return x\n'
+          '\n'
+          '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+          '    jax.effects_barrier()\n'
+          '    return final, log\n'),
     ],
     'ex3_answer': [
         W('e', 'Right shapes and dtypes, but no vmap_method: vmap raises NotImplementedError.',
@@ -267,6 +374,49 @@ WRONG = {
           '\n'
           '    shapes = (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
           '    return jax.pure_callback(numpy_sort, shapes, x, vmap_method="expand_dims")\n'),
+        W('b', 'declares and returns the values as float32: right for float input, but int32 input comes back float32',
+          'def host_sort(x):\n'
+          '    def numpy_sort(v):\n'
+          '        v = np.asarray(v)\n'
+          '        return (np.sort(v, axis=-1).astype(np.float32),\n'
+          '                np.argsort(v, axis=-1, kind="stable").astype(np.int32))\n'
+          '\n'
+          '    shapes = (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+          '    return jax.pure_callback(numpy_sort, shapes, x, vmap_method="expand_dims")\n'),
+        W('d', 'values through pure_callback but indices from jnp.argsort on the device: same numbers, and the jaxpr also holds a jitted device sort',
+          'def host_sort(x):\n'
+          '    values = jax.pure_callback(lambda v: np.sort(np.asarray(v), axis=-1),\n'
+          '                               jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'
+          '    indices = jnp.argsort(x, axis=-1, stable=True).astype(jnp.int32)   # the same order, no second trip to the host\n'
+          '    return values, indices\n'),
+        W('e', 'sorts along axis x.ndim - 1, taken from the traced x: right eagerly and under jit, but under vmap the host sorts along the batch axis',
+          'def host_sort(x):\n'
+          '    last = x.ndim - 1          # the axis to sort along\n'
+          '\n'
+          '    def numpy_sort(v):\n'
+          '        v = np.asarray(v)\n'
+          '        return np.sort(v, axis=last), np.argsort(v, axis=last, kind="stable").astype(np.int32)\n'
+          '\n'
+          '    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+          '    return jax.pure_callback(numpy_sort, shapes, x, vmap_method="expand_dims")\n'),
+        W('f', 'two pure_callbacks, the second returning indices the first left in a global: under jit with only the indices used, the first is dropped and stale indices come back',
+          '_last = {}      # the indices the values callback computed, for the indices callback\n'
+          '\n'
+          'def host_sort(x):\n'
+          '    def values_on_host(v):\n'
+          '        v = np.asarray(v)\n'
+          '        order = np.argsort(v, axis=-1, kind="stable")\n'
+          '        _last["indices"] = order.astype(np.int32)\n'
+          '        return np.take_along_axis(v, order, axis=-1)\n'
+          '\n'
+          '    def indices_on_host(v):\n'
+          '        return _last["indices"]                    # sorted once, in the values callback\n'
+          '\n'
+          '    values = jax.pure_callback(values_on_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x,\n'
+          '                               vmap_method="expand_dims")\n'
+          '    indices = jax.pure_callback(indices_on_host, jax.ShapeDtypeStruct(x.shape, jnp.int32), x,\n'
+          '                                vmap_method="expand_dims")\n'
+          '    return values, indices\n'),
     ],
     'quiz_answer': [
         W('m', 'Takes ordered=True under vmap to mean "one call per example, in batch order".',
@@ -294,5 +444,10 @@ WRONG = {
           'q2 = "c"\n'
           'q3 = "b"\n'
           'q4 = "b"\n'),
+        W('m', 'q1=a: believes the debugging callback is the one jit drops as dead code (it is pure_callback, which has no effect)',
+          'q1 = "a"\n'
+          'q2 = "b"\n'
+          'q3 = "b"\n'
+          'q4 = "c"\n'),
     ],
 }
