@@ -11,7 +11,8 @@ the reference records. Then, for each wrong answer, in that same kernel:
    that nothing of the reference's can stand in for a part the wrong answer left out;
 2. the learner's test cell (visible checks only, as released) runs with the checks judging in
    the kernel: what the learner sees in their notebook;
-3. the instructor's test cell runs as the autograder runs it, and its record is judged against the
+3. step 1 is done again (so that no state the visible run left behind counts), and the
+   instructor's test cell runs as the autograder runs it, and its record is judged against the
    reference record by `grader.autograde.judge.judge`: the graded verdict, hidden checks included,
    with the failing check's place (visible or hidden);
 4. every later cell that reads a name the answer cell defines (a later exercise that builds on
@@ -304,6 +305,19 @@ class ChapterGrader:
         first = next((i for i, c in enumerate(rest) if used_names(c.source) & names), None)
         return [] if first is None else rest[first:]
 
+    def _put_in_place(self, answer, setup: list, source: str) -> str:
+        """Remove what the reference answer defined, run the exercise's setup cells again, then run
+        `source` in the answer's place; the error its cell raised ("" when none)."""
+        self.kernel.run(forget_code(answer.source))
+        for cell in setup:
+            run = self.kernel.run(cell.source)
+            if run.died or run.ename:
+                raise _Died(f"a setup cell of the exercise failed: {run.died or run.evalue}")
+        run = self.kernel.run(source)
+        if run.died:
+            raise _Died(run.died)
+        return f"{run.ename}: {(run.evalue.splitlines() or [''])[0][:200]}" if run.ename else ""
+
     def grade(self, answer_gid: str, wrong: list) -> list[Outcome]:
         """Grade each of `wrong` (objects with .klass, .why, .source) in place of `answer_gid`."""
         if self.kernel is None:
@@ -319,19 +333,13 @@ class ChapterGrader:
             names = defined_names(answer.source) | defined_names(item.source)
             later = self._later_cells(index, names)
             try:
-                self.kernel.run(forget_code(answer.source))
-                for cell in setup:
-                    run = self.kernel.run(cell.source)
-                    if run.died or run.ename:
-                        raise _Died(f"a setup cell of the exercise failed: {run.died or run.evalue}")
-                run = self.kernel.run(item.source)
-                if run.died:
-                    raise _Died(run.died)
-                if run.ename:
-                    outcome.answer_error = f"{run.ename}: {(run.evalue.splitlines() or [''])[0][:200]}"
+                outcome.answer_error = self._put_in_place(answer, setup, item.source)
                 outcome.visible = self._visible(test_gid)
                 if outcome.visible.ename == "died":
                     raise _Died(outcome.visible.message)
+                # The graded run starts from the answer as freshly run, as in a submission's own
+                # kernel: state the visible run left (a list an answer appends to) is gone.
+                self._put_in_place(answer, setup, item.source)
                 outcome.graded, run = self._graded(test)
                 if run.died:
                     raise _Died(run.died)
