@@ -45,7 +45,7 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     run (`score_visible`). The notebook itself is only read. Raises UsageError when it is not a
     notebook of this course, and CourseError when it cannot be graded.
     """
-    from grader.autograde import autograde
+    from grader.autograde import Outcome, autograde
 
     root = root or repo_root()
     notebook = Path(notebook)
@@ -63,17 +63,17 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
         summary = autograde(course, [chapter], workers=1, feedback=False, progress=False,
                             reference_cache=reference_cache(), class_section=False)
     row = summary.rows[0]
-    if row.status.startswith("failed: "):
-        raise CourseError(f"{notebook.name} could not be graded: {row.status[len('failed: '):]}")
+    if row.status.outcome is Outcome.FAILED:
+        raise CourseError(f"{notebook.name} could not be graded: {row.status.reason}")
     results = []
     for cell in grade_cells(read_notebook(solution_path(chapter, root))):
         grade_id = cell.metadata["nbgrader"]["grade_id"]
         points, most, message = row.exercises[grade_id]
         title = cell_title(cell).split(":")[0]  # "Exercise 1: what it checks" -> "Exercise 1"
         results.append(ExerciseScore(grade_id, title, points, most, message))
-    if row.status.startswith("incomplete: "):
+    if row.status.outcome is Outcome.INCOMPLETE:
         # The reason goes with the first exercise that lost its points to it.
-        results.append(ExerciseScore("", "note", 0.0, 0.0, row.status[len("incomplete: "):]))
+        results.append(ExerciseScore("", "note", 0.0, 0.0, row.status.reason))
     return results
 
 

@@ -133,3 +133,21 @@ def test_the_reference_cache_key_covers_every_module_a_grading_kernel_runs(tmp_p
     header = next((checkout / "cpp").rglob("*.h"))
     header.write_text(header.read_text() + "\n")
     assert len({before, after_kernel, run.reference_key(course, CHAPTER, root=checkout)}) == 3
+
+
+class StrangeWorkers:
+    """Answers every job with a result that holds a key the grader does not know (other grading code)."""
+
+    def run(self, paths: dict[str, str], deadline: float) -> int:
+        Path(paths["result"]).write_text(json.dumps({"status": "graded", "records": {}, "score": 8}))
+        return 0
+
+
+def test_a_result_with_a_key_the_grader_does_not_know_fails_saying_which(tmp_path):
+    """When a grading process returns a key the grader does not know, is that job a failed run whose reason
+    names the key, rather than a graded one with the key dropped?"""
+    job = Job("kim", CHAPTER, tmp_path / "submitted" / "kim" / CHAPTER / f"{CHAPTER}.ipynb")
+    folder = run.job_folder(tmp_path / "tmp", 0, reference=False)
+    result = run.run_job(tmp_path / "course", job, folder, sandbox.Limits(), False, [CHAPTER], StrangeWorkers(),
+                         tmp_path / "warm")
+    assert result.status == "failed" and "keys the grader does not know: score" in result.reason, result

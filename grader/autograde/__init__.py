@@ -23,6 +23,7 @@ import os
 import tempfile
 import time
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 from grader.course import chapters as list_chapters, select_chapters, skip_unused_schema_formats
@@ -30,11 +31,11 @@ from grader.course import chapters as list_chapters, select_chapters, skip_unuse
 skip_unused_schema_formats()  # before nbformat, which the gradebook and the feedback need
 
 from grader.autograde import config, gradebook, intake, judge, report, run, sandbox  # noqa: E402
-from grader.autograde.jobs import Job, KernelRun, Row, Summary  # noqa: E402
+from grader.autograde.jobs import Job, KernelRun, Outcome, Row, Status, Summary  # noqa: E402
 from grader.autograde.report import status_counts  # noqa: E402,F401  (used by the CLI)
 from grader.errors import CourseError  # noqa: E402
 
-__all__ = ["autograde", "status_counts", "Job", "KernelRun", "Row", "Summary"]
+__all__ = ["autograde", "status_counts", "Job", "KernelRun", "Outcome", "Row", "Status", "Summary"]
 
 
 def autograde(course: Path, chapters: list[str] | None = None, *, workers: int | None = None,
@@ -83,9 +84,8 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
                 raise CourseError(f"no sandbox can be made here: {probe.reason}")
             if not use_sandbox:
                 probe = sandbox.Probe(False, "turned off with --no-sandbox", probe.cgroups)
-            found = intake.discover(submitted, known, chapters, students)
-            for job in found:
-                job.notes += imported.notes.get(job.key, [])
+            found = [replace(job, notes=(*job.notes, *imported.notes.get(job.key, [])))
+                     for job in intake.discover(submitted, known, chapters, students)]
             jobs = [job for job in found if not job.problem]
             wanted = sorted({job.chapter for job in jobs})
             (course / ".grader").mkdir(exist_ok=True)
@@ -114,15 +114,14 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
 
     stages = {"intake and run": ran - started}
     # 4. judge
-    for job in jobs:  # read now: nbgrader's timestamp parser comes with its (slow) import
-        job.timestamp, note = intake.read_timestamp(job.folder / "timestamp.txt")
-        job.notes += [note] if note else []
+    found = [_with_timestamp(job) if not job.problem else job for job in found]
+    jobs = [job for job in found if not job.problem]
     rows = _judge_all(course, found + imported.failed, runs, references, errors, wanted, late)
     rows.sort(key=lambda r: (r.chapter, r.student))
     stages["judge"] = time.monotonic() - started - sum(stages.values())
     # 5. record
     gradebook.keep_exchange_files(course, rows)
-    gradebook.keep_verdicts(course, rows)
+    rows = gradebook.keep_verdicts(course, rows)
     gradebook.write(course, rows, jobs)
     stages["gradebook"] = time.monotonic() - started - sum(stages.values())
     # 6. report
@@ -132,6 +131,13 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     stages["reports and feedback"] = time.monotonic() - started - sum(stages.values())
     return Summary(rows, probe.sandboxed, probe.reason, probe.cgroups, report_path, grades_csv,
                    time.monotonic() - started, intake=imported.lines, problems=problems, stages=stages)
+
+
+def _with_timestamp(job: Job) -> Job:
+    """The job with its submission's time from timestamp.txt, and a note when that is missing or
+    unreadable. Read after the run: nbgrader's timestamp parser comes with its (slow) import."""
+    stamp, note = intake.read_timestamp(job.folder / "timestamp.txt")
+    return replace(job, timestamp=stamp, notes=(*job.notes, *([note] if note else [])))
 
 
 def _judge_all(course: Path, found: list[Job], runs: dict, references: dict, errors: dict,
@@ -148,18 +154,18 @@ def _judge_all(course: Path, found: list[Job], runs: dict, references: dict, err
                     most = sum(p for p, _ in gradebook.points(course, job.chapter).values())
                 except Exception:  # not a chapter, or no solution to count from
                     most = 0.0
-            rows.append(Row(job.student, job.chapter, f"failed: {job.problem}", None, most, notes=list(job.notes)))
+            rows.append(Row(job.student, job.chapter, Status.failed(job.problem), None, most, notes=job.notes))
             continue
         if job.chapter not in references:
             why = errors.get(job.chapter, "no reference records")
-            rows.append(Row(job.student, job.chapter, f"failed: {why}", None, most, notes=list(job.notes),
+            rows.append(Row(job.student, job.chapter, Status.failed(str(why)), None, most, notes=job.notes,
                             trace=getattr(why, "trace", "")))
             continue
         try:
             rows.append(judge.make_row(job, runs[job.key], references[job.chapter], max_points[job.chapter],
                                        due.get(job.chapter), late=late))
         except Exception as err:  # a bug of ours must not cost the rest of the class their grades
-            rows.append(Row(job.student, job.chapter, f"failed: the grader could not judge this submission "
-                                                      f"({type(err).__name__}: {str(err)[:200]}); please report it",
-                            None, most, notes=list(job.notes), trace=traceback.format_exc()[-4000:]))
+            why = f"the grader could not judge this submission ({type(err).__name__}: {str(err)[:200]}); please report it"
+            rows.append(Row(job.student, job.chapter, Status.failed(why), None, most, notes=job.notes,
+                            trace=traceback.format_exc()[-4000:]))
     return rows

@@ -74,7 +74,7 @@ def from_rows(rows: list[Row], chapter: str) -> list[Submission]:
 
 def verdicts_metadata(row: Row) -> dict:
     """What an autograded notebook keeps of its row, for `grader report` to read later."""
-    return {"status": row.status, "verdicts": {gid: {"points": got, "max_points": most, "message": message}
+    return {"status": str(row.status), "verdicts": {gid: {"points": got, "max_points": most, "message": message}
                                                for gid, (got, most, message) in row.exercises.items()}}
 
 

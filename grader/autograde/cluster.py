@@ -42,7 +42,8 @@ from typing import Any, Callable
 from grader.autograde import sandbox
 from grader.autograde.jobs import Job, KernelRun
 from grader.autograde.launch import die_with_parent
-from grader.autograde.run import accept_reference, cached_references, generous, job_spec, read_result, reference_key
+from grader.autograde.run import (accept_reference, cached_references, generous, job_spec, read_result,
+                                  reference_key, run_from)
 from grader.autograde.worker import MAX_COPY_BYTES, cap_job_memory, files_within, notebook_too_large
 from grader.course import repo_root
 
@@ -142,9 +143,10 @@ def grade_task(payload: dict, solutions: dict[str, bytes], warm: Any) -> dict:
     # "refused": the worker cannot grade anything (not the notebook's fault).
     out: dict[str, Any] = {"worker": name, "executed": None, "warm": None, "refused": True}
     if payload["fingerprint"] != fingerprint():
-        out["run"] = asdict(KernelRun.failed(
+        out["run"] = (KernelRun.failed(
             f"the worker {name} has different grading code, C++ sources or JAX than the instructor's machine; "
-            "bring its course checkout to the same commit, run `make venv` there and restart its `dask worker`"))
+            "bring its course checkout to the same commit, run `make venv` there and restart its `dask worker`")
+                      .to_dict())
         return out
     sandboxed = False
     notes = []
@@ -152,7 +154,7 @@ def grade_task(payload: dict, solutions: dict[str, bytes], warm: Any) -> dict:
         here = sandbox.probe()
         sandboxed = here.sandboxed
         if not sandboxed and payload["sandbox"] == "require":
-            out["run"] = asdict(KernelRun.failed(f"the worker {name} cannot make a sandbox: {here.reason}"))
+            out["run"] = KernelRun.failed(f"the worker {name} cannot make a sandbox: {here.reason}").to_dict()
             return out
         if not sandboxed:
             notes.append(f"graded WITHOUT a sandbox on the worker {name}: {here.reason}")
@@ -175,9 +177,10 @@ def grade_task(payload: dict, solutions: dict[str, bytes], warm: Any) -> dict:
         executed = tmp_path / "executed.ipynb"
         spec = job_spec(payload["student"], chapter, submission / payload["notebook"],
                         {ch: sources / f"{ch}.ipynb" for ch in {*payload["known"], chapter}}, executed,
-                        payload["limits"], sandboxed, publish_to if payload["publish"] else seed, payload["publish"])
+                        sandbox.Limits(**payload["limits"]), sandboxed, publish_to if payload["publish"] else seed,
+                        payload["publish"])
         job_path, result_path, log_path = (tmp_path / n for n in ("job.json", "result.json", "log"))
-        job_path.write_text(json.dumps(spec))
+        job_path.write_text(json.dumps(spec.to_dict()))
         deadline = payload["limits"]["notebook_seconds"] + 120
         with log_path.open("w") as log:
             process = subprocess.Popen([sys.executable, "-m", "grader.autograde.worker", str(job_path), str(result_path)],
@@ -189,9 +192,8 @@ def grade_task(payload: dict, solutions: dict[str, bytes], warm: Any) -> dict:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
                 status = f"grading did not finish within {deadline:g} s"
-        run = read_result(result_path, status, log_path)
-        run.notes = notes + run.notes
-        out["run"] = asdict(run)
+        run = read_result(result_path, status, log_path).with_notes(*notes, first=True)
+        out["run"] = run.to_dict()
         if executed.exists():
             out["executed"] = executed.read_bytes()
         if payload["publish"] and publish_to.is_dir():
@@ -327,16 +329,16 @@ def run_all(course: Path, jobs: list[Job], known: list[str], cluster: Cluster, l
             out = future.result()
         except Exception as err:  # KilledWorker, or the task could not start at all
             trace = "" if type(err).__name__ == "KilledWorker" else "".join(traceback.format_exception(err))[-4000:]
-            out = {"run": asdict(KernelRun(status="failed", reason=_cluster_failure(err, lost), trace=trace)),
+            out = {"run": KernelRun.failed(_cluster_failure(err, lost), trace).to_dict(),
                    "worker": None, "executed": None, "warm": None}
         future.release()  # its result is copied out: the cluster can forget it
-        run = KernelRun.from_dict(out["run"])
+        run = run_from(out["run"])
         if out.get("worker"):
             use.workers[out["worker"]] = use.workers.get(out["worker"], 0) + 1
         if lost and out.get("worker"):
             use.retried[label] = lost
-            run.notes.append(f"the Dask worker grading it was lost {lost} time{'s' if lost > 1 else ''}; "
-                             f"it was graded again, on {out['worker']}")
+            run = run.with_notes(f"the Dask worker grading it was lost {lost} time{'s' if lost > 1 else ''}; "
+                                 f"it was graded again, on {out['worker']}")
         if kind == "reference":
             if out.get("refused"):
                 errors[what] = run.reason

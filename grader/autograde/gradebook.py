@@ -135,24 +135,27 @@ def keep_exchange_files(course: Path, rows: list[Row]) -> None:
             shutil.copyfile(source, autograded / name)
 
 
-def keep_verdicts(course: Path, rows: list[Row]) -> None:
+def keep_verdicts(course: Path, rows: list[Row]) -> list[Row]:
     """Each scored row's verdicts (points and words per test cell) in its autograded notebook's
     metadata: nbgrader's gradebook keeps the points but no text, and `grader report` reads them
-    there later. A notebook that cannot be rewritten keeps what it had."""
+    there later. A notebook that cannot be rewritten keeps what it had, and its row (in the rows
+    returned) says so."""
     import nbformat
 
     from grader.autograde.class_report import VERDICTS_KEY, verdicts_metadata
 
+    out = []
     for row in rows:
         path = course / "autograded" / row.student / row.chapter / f"{row.chapter}.ipynb"
-        if row.score is None or not path.is_file():
-            continue
-        tmp = path.with_name(path.name + ".tmp")
-        try:
-            nb = nbformat.read(path, as_version=4)
-            nb.metadata[VERDICTS_KEY] = verdicts_metadata(row)
-            nbformat.write(nb, tmp)
-            os.replace(tmp, path)
-        except Exception as err:  # the gradebook and grades.csv hold the points all the same
-            tmp.unlink(missing_ok=True)
-            row.notes.append(f"its verdicts could not be kept for `grader report` ({type(err).__name__})")
+        if row.score is not None and path.is_file():
+            tmp = path.with_name(path.name + ".tmp")
+            try:
+                nb = nbformat.read(path, as_version=4)
+                nb.metadata[VERDICTS_KEY] = verdicts_metadata(row)
+                nbformat.write(nb, tmp)
+                os.replace(tmp, path)
+            except Exception as err:  # the gradebook and grades.csv hold the points all the same
+                tmp.unlink(missing_ok=True)
+                row = row.with_notes(f"its verdicts could not be kept for `grader report` ({type(err).__name__})")
+        out.append(row)
+    return out

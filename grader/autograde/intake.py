@@ -223,14 +223,14 @@ def discover(submitted: Path, known: list[str], chapters: list[str] | None,
             chapter = folder.name
             if chapters and chapter not in chapters:
                 continue
-            job = Job(student_dir.name, chapter, folder / f"{chapter}.ipynb")
+            notebook, problem = folder / f"{chapter}.ipynb", ""
             if chapter not in known:
-                job.problem = f"{chapter!r} is not a chapter of this course"
-            elif not job.notebook.is_file():
+                problem = f"{chapter!r} is not a chapter of this course"
+            elif not notebook.is_file():
                 others = sorted(p.name for p in folder.glob("*.ipynb"))
-                job.problem = (f"no {job.notebook.name} in the submission"
-                               + (f" (found {', '.join(others)}; rename it to {job.notebook.name})" if others else ""))
-            found.append(job)
+                problem = (f"no {notebook.name} in the submission"
+                           + (f" (found {', '.join(others)}; rename it to {notebook.name})" if others else ""))
+            found.append(Job(student_dir.name, chapter, notebook, problem=problem))
     return found
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from grader.notebook import checks, record
 from grader.notebook.record import cell_record  # noqa: F401  (where the wrong-answer harness imports it from)
 from grader.autograde.config import LatePenalty
-from grader.autograde.jobs import Job, KernelRun, Row
+from grader.autograde.jobs import Job, KernelRun, Outcome, Row, Scored, Status
 from grader.errors import CourseError
 
 
@@ -193,59 +193,55 @@ def make_row(job: Job, run: KernelRun, reference: dict, points: dict[str, tuple[
     A cell whose record cannot be judged (forged, malformed) scores 0 with a note; the other
     cells keep their points."""
     most = sum(p for p, _ in points.values())
-    row = Row(job.student, job.chapter, "graded", None, most, notes=list(job.notes),
-              flagged=list(run.flagged), applied=dict(run.applied), trace=run.trace)
+    timestamp, late_seconds = "", None
     if job.timestamp is not None:
-        row.timestamp = job.timestamp.astimezone(timezone.utc).isoformat()
+        timestamp = job.timestamp.astimezone(timezone.utc).isoformat()
         if due is not None and job.timestamp > due:
-            row.late_seconds = (job.timestamp - due).total_seconds()
-    row.seconds = float(run.seconds or 0.0)
-    at = len(row.notes)
-    _score(row, run, reference, points)
-    if row.late_seconds is not None:  # its note goes where the submission's own notes end
-        row.notes.insert(at, _penalise(row, job, late))
-    return row
-
-
-def _penalise(row: Row, job: Job, late: LatePenalty) -> str:
-    """Give a late row its penalty (the course's, once it is scored); returns the note that says so."""
-    late_by = f"late by {_duration(row.late_seconds)}"
-    if not late.applies:
-        return f"{late_by} ({late.name})"
-    if row.score is None:
-        return f"{late_by} (not scored, so no penalty)"
-    row.penalty = late.penalty(job.student, row.score, row.late_seconds)
-    if not row.penalty:
-        return f"{late_by} (no penalty: {late.name} gave none)"
-    return (f"{late_by}: a penalty of {row.penalty:g} points ({late.name}), so it scores "
-            f"{row.score - row.penalty:g} of {row.max_score:g}")
-
-
-def _score(row: Row, run: KernelRun, reference: dict, points: dict[str, tuple[float, str]]) -> None:
-    """Judge each test cell of a run into `row`: its points, its verdicts, its status and notes."""
-    row.notes += [str(note) for note in run.notes]
-    if run.status != "graded":
-        row.status = f"failed: {run.reason or 'unknown'}"
-        return
-    total = 0.0
-    for gid, (most_points, title) in points.items():
-        entry = run.records.get(gid)
-        if gid in run.missing or not isinstance(entry, dict):
-            row.exercises[gid] = (0.0, most_points, "its test cell was deleted from the notebook, so it scores 0; "
-                                                    "copy the cell back from a fresh copy of the chapter")
-            continue
-        verdict = judge(title, reference[gid], entry.get("record"), str(entry.get("why", "")))
-        got = most_points if verdict.passed else 0.0
-        total += got
-        row.exercises[gid] = (got, most_points, verdict.message)
-    row.score = total
-    if run.reason:
+            late_seconds = (job.timestamp - due).total_seconds()
+    notes = list(job.notes)
+    at = len(notes)  # a late note goes where the submission's own notes end
+    notes += [str(note) for note in run.notes]
+    status, score, exercises = Status.failed(run.reason or "unknown"), None, {}
+    if run.status is Outcome.GRADED:
+        exercises = {gid: _scored(title, most_points, run, gid, reference) for gid, (most_points, title) in points.items()}
+        score = sum(scored.points for scored in exercises.values())
         where = f" in {run.stopped_cell}" if run.stopped_cell else ""
-        row.status = f"incomplete: {run.reason}{where}; the cells after it scored 0"
-    for index in run.truncated:
-        row.notes.append(f"the output of cell {index} was cut at the size limit")
-    for cell in run.flagged:
-        row.notes.append(f"flagged for review: {cell}")
+        status = (Status.incomplete(f"{run.reason}{where}; the cells after it scored 0") if run.reason
+                  else Status.graded())
+        notes += [f"the output of cell {index} was cut at the size limit" for index in run.truncated]
+        notes += [f"flagged for review: {cell}" for cell in run.flagged]
+    penalty = None
+    if late_seconds is not None:
+        penalty, note = _penalty(job.student, score, most, late_seconds, late)
+        notes.insert(at, note)
+    return Row(job.student, job.chapter, status, score, most, timestamp=timestamp, late_seconds=late_seconds,
+               penalty=penalty, exercises=exercises, notes=tuple(notes), flagged=run.flagged, applied=run.applied,
+               seconds=float(run.seconds or 0.0), trace=run.trace)
+
+
+def _scored(title: str, most_points: float, run: KernelRun, gid: str, reference: dict) -> Scored:
+    """One test cell of a run, judged: its points and verdict."""
+    entry = run.records.get(gid)
+    if gid in run.missing or not isinstance(entry, dict):
+        return Scored(0.0, most_points, "its test cell was deleted from the notebook, so it scores 0; "
+                                        "copy the cell back from a fresh copy of the chapter")
+    verdict = judge(title, reference[gid], entry.get("record"), str(entry.get("why", "")))
+    return Scored(most_points if verdict.passed else 0.0, most_points, verdict.message)
+
+
+def _penalty(student: str, score: float | None, most: float, late_seconds: float,
+             late: LatePenalty) -> tuple[float | None, str]:
+    """A late submission's penalty (the course's, once it is scored) and the note that says so."""
+    late_by = f"late by {_duration(late_seconds)}"
+    if not late.applies:
+        return None, f"{late_by} ({late.name})"
+    if score is None:
+        return None, f"{late_by} (not scored, so no penalty)"
+    penalty = late.penalty(student, score, late_seconds)
+    if not penalty:
+        return penalty, f"{late_by} (no penalty: {late.name} gave none)"
+    return penalty, (f"{late_by}: a penalty of {penalty:g} points ({late.name}), so it scores "
+                     f"{score - penalty:g} of {most:g}")
 
 
 def _duration(seconds: float) -> str:

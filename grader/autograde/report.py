@@ -29,7 +29,8 @@ from grader.course import grade_cells, read_notebook, run_nbgrader
 def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sandbox.Limits, workers: int,
               seconds: float, feedback: bool, intake: list[str] = (),
               cluster: list[str] = (), class_section: bool = True) -> tuple[Path, Path, list[str]]:
-    """grades.csv, the report, then feedback; returns their paths and what could not be written."""
+    """grades.csv, the report, then feedback; returns their paths and what could not be written. A row
+    whose feedback could not be made is replaced, in `rows`, by one whose notes say so."""
     problems = []
     grades_csv = course / "grades.csv"
     report = course / "autograde-report.md"
@@ -45,7 +46,7 @@ def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sa
     if feedback:
         before = [len(r.notes) for r in rows]
         try:
-            write_feedback(course, rows)
+            rows[:] = write_feedback(course, rows)
         except Exception as err:
             problems.append(f"HTML feedback could not be written ({type(err).__name__}: {err}); grades.csv and "
                             "the report are complete; run `nbgrader generate_feedback <chapter> --force` to retry")
@@ -61,8 +62,9 @@ def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sa
     return grades_csv, report, problems
 
 
-def write_feedback(course: Path, rows: list[Row]) -> None:
-    """Annotate each autograded notebook with its verdicts, then nbgrader generate_feedback."""
+def write_feedback(course: Path, rows: list[Row]) -> list[Row]:
+    """Annotate each autograded notebook with its verdicts, then nbgrader generate_feedback; returns the
+    rows, those of a chapter whose feedback could not be generated with a note that says so."""
     for row in rows:
         path = course / "autograded" / row.student / row.chapter / f"{row.chapter}.ipynb"
         if row.score is None or not path.exists():
@@ -77,9 +79,9 @@ def write_feedback(course: Path, rows: list[Row]) -> None:
         proc = run_nbgrader(["generate_feedback", chapter, "--force", f"--CourseDirectory.root={course}",
                              f"--CourseDirectory.db_url={db_url(course)}"], cwd=course)
         if proc.returncode != 0:
-            for row in rows:
-                if row.chapter == chapter:
-                    row.notes.append("HTML feedback could not be generated (see nbgrader generate_feedback)")
+            rows = [row.with_notes("HTML feedback could not be generated (see nbgrader generate_feedback)")
+                    if row.chapter == chapter else row for row in rows]
+    return rows
 
 
 def write_csv(path: Path, rows: list[Row]) -> Path:
@@ -90,7 +92,7 @@ def write_csv(path: Path, rows: list[Row]) -> Path:
         w.writerow(["student", "chapter", "status", "score", "max_score", "timestamp", "late_seconds", "notes",
                     "penalty"])
         for r in rows:
-            w.writerow([r.student, r.chapter, r.status, "" if r.score is None else f"{r.final_score:g}",
+            w.writerow([r.student, r.chapter, str(r.status), "" if r.score is None else f"{r.final_score:g}",
                         f"{r.max_score:g}", r.timestamp, "" if r.late_seconds is None else f"{r.late_seconds:.0f}",
                         "; ".join(r.notes), "" if r.penalty is None else f"{r.penalty:g}"])
     os.replace(tmp, path)
@@ -228,7 +230,7 @@ def status_counts(rows: list[Row]) -> str:
     """How many submissions ended in each status, as "18 graded, 2 failed"."""
     counts: dict[str, int] = {}
     for row in rows:
-        kind = row.status.split(":")[0]
+        kind = str(row.status.outcome)
         counts[kind] = counts.get(kind, 0) + 1
     return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
 

@@ -20,12 +20,12 @@ import subprocess
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 from grader.autograde import sandbox
-from grader.autograde.jobs import Job, KernelRun
+from grader.autograde.jobs import Job, JobSpec, KernelRun, Outcome
 from grader.course import repo_root
 
 
@@ -121,23 +121,22 @@ def run_job(course: Path, job: Job, folder: Path, limits: sandbox.Limits, sandbo
     sources = {ch: course / "solutions" / ch / f"{ch}.ipynb" for ch in {*known, chapter}}
     spec = job_spec(student, chapter, job.notebook, sources,
                     executed or course / "autograded" / student / chapter / f"{chapter}.ipynb",
-                    asdict(limits), sandboxed, warm, publish)
-    job_path.write_text(json.dumps(spec))
+                    limits, sandboxed, warm, publish)
+    job_path.write_text(json.dumps(spec.to_dict()))
     status = workers.run({"job": str(job_path), "result": str(result_path), "log": str(log_path)},
                          limits.notebook_seconds + 120)
     return read_result(result_path, status, log_path)
 
 
-def job_spec(student: str, chapter: str, notebook: Path, sources: dict[str, Path], executed: Path, limits: dict,
-             sandboxed: bool, caches: Path, publish: bool) -> dict:
-    """What a grading process reads (`worker.grade`): the notebook, the chapter's solution (and the
+def job_spec(student: str, chapter: str, notebook: Path, sources: dict[str, Path], executed: Path,
+             limits: sandbox.Limits, sandboxed: bool, caches: Path, publish: bool) -> JobSpec:
+    """What a grading process reads (`worker.grade_spec`): the notebook, the chapter's solution (and the
     other chapters', to name a notebook of the wrong chapter), where the executed notebook goes, and
     the caches folder its kernel starts from, or, with `publish`, fills."""
-    folders = {name: str(caches / name) for name in (".build-cache", ".jax-cache")}
-    return {"student": student, "chapter": chapter, "notebook": str(notebook), "source": str(sources[chapter]),
-            "other_sources": {ch: str(path) for ch, path in sources.items() if ch != chapter},
-            "executed": str(executed), "limits": limits, "sandboxed": sandboxed,
-            "seed_caches": {} if publish else folders, "publish_caches": folders if publish else {}}
+    folders = {name: caches / name for name in (".build-cache", ".jax-cache")}
+    return JobSpec(student, chapter, notebook, sources[chapter], executed, limits, sandboxed,
+                   other_sources={ch: path for ch, path in sources.items() if ch != chapter},
+                   seed_caches={} if publish else folders, publish_caches=folders if publish else {})
 
 
 def read_result(result_path: Path, status: int | str, log_path: Path) -> KernelRun:
@@ -145,9 +144,10 @@ def read_result(result_path: Path, status: int | str, log_path: Path) -> KernelR
     status, or why it has none), with the last line of its log."""
     if result_path.exists():
         try:
-            return KernelRun.from_dict(json.loads(result_path.read_text()))
+            data = json.loads(result_path.read_text())
         except ValueError:
             return KernelRun.failed("the grading process left an unreadable result")
+        return run_from(data)
     if isinstance(status, str):
         return KernelRun.failed(status)
     log = log_path.read_text(errors="replace") if log_path.exists() else ""
@@ -158,8 +158,18 @@ def read_result(result_path: Path, status: int | str, log_path: Path) -> KernelR
         from grader.autograde.worker import job_memory_bytes, out_of_memory
 
         return KernelRun.failed(out_of_memory(job_memory_bytes(), how))
-    return KernelRun(status="failed", reason=f"the grading process stopped with status {status}: {lines[-1][:300]}",
-                     trace="\n".join(lines[-40:])[-4000:])
+    return KernelRun.failed(f"the grading process stopped with status {status}: {lines[-1][:300]}",
+                            "\n".join(lines[-40:])[-4000:])
+
+
+def run_from(data) -> KernelRun:
+    """A grading process's result from its JSON data; a failed run that says why when the grader cannot
+    read it (a key it does not know means the grading process runs other code than this one)."""
+    try:
+        return KernelRun.from_dict(data)
+    except (TypeError, ValueError) as err:
+        return KernelRun.failed(f"the grading process returned a result the grader cannot read ({err}); "
+                                "is its grading code the same as this one's?")
 
 
 #: The last words of a grading process that died of its address-space cap without writing a
@@ -223,8 +233,7 @@ def cached_references(chapters: list[str], keys: dict[str, str], cache: Path) ->
 
 
 def generous(limits: sandbox.Limits) -> sandbox.Limits:
-    return sandbox.Limits(**{**asdict(limits), "cell_seconds": max(limits.cell_seconds, 600),
-                             "notebook_seconds": max(limits.notebook_seconds, 1800)})
+    return replace(limits, cell_seconds=max(limits.cell_seconds, 600), notebook_seconds=max(limits.notebook_seconds, 1800))
 
 
 @dataclass(frozen=True)
@@ -241,7 +250,7 @@ class ReferenceFailure:
 def accept_reference(chapter: str, cached: Path, result: KernelRun, out: dict, errors: dict) -> None:
     """Keep (and cache) a reference run's records if every test cell passed; else say why not."""
     bad = [gid for gid, r in result.records.items() if not (r.get("record") or {}).get("end") == "ok"]
-    if result.status != "graded" or result.reason or bad or not result.records:
+    if result.status is not Outcome.GRADED or result.reason or bad or not result.records:
         why = result.reason or (f"cells {', '.join(bad)} did not pass" if bad else "no records")
         errors[chapter] = ReferenceFailure(f"the reference solution of {chapter} did not grade cleanly ({why}); "
                                            "fix solutions/", result.trace)

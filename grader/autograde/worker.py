@@ -33,7 +33,8 @@ skip_unused_schema_formats()  # before nbformat: each grading worker imports it 
 
 import nbformat  # noqa: E402
 
-from grader.autograde import kernel as runner, sandbox
+from grader.autograde import kernel as runner
+from grader.autograde.jobs import JobSpec, KernelRun
 from grader.notebook import record
 from grader.course import read_notebook
 from grader.errors import CourseError
@@ -85,50 +86,45 @@ def out_of_memory(cap: int | None, how: str = "MemoryError") -> str:
             "the cap (JBJ_JOB_MEMORY_BYTES)")
 
 
-def grade(job: dict) -> dict:
-    """Run one submission; the result is plain data (see keys below)."""
-    result = {"student": job["student"], "chapter": job["chapter"], "status": "graded", "reason": "",
-              "notes": [], "records": {}, "missing": [], "stopped_at": None, "stopped_cell": None,
-              "timed_out": [], "truncated": [], "seconds": 0.0}
-    source = read_notebook(Path(job["source"]))
-    too_large = notebook_too_large(Path(job["notebook"]))
+def grade(job: dict | JobSpec) -> dict:
+    """`grade_spec` for a job given as its JSON's data; the result as plain data (`KernelRun.to_dict`)."""
+    return grade_spec(job if isinstance(job, JobSpec) else JobSpec.from_dict(job)).to_dict()
+
+
+def grade_spec(spec: JobSpec) -> KernelRun:
+    """Run one notebook (a submission, or a chapter's reference) in its sandboxed kernel, and read
+    what each of its test cells recorded. The executed notebook goes to `spec.executed`."""
+    source = read_notebook(spec.source)
+    too_large = notebook_too_large(spec.notebook)
     if too_large:
-        result.update(status="failed", reason=too_large)
-        return result
+        return KernelRun.failed(too_large)
     try:
-        submitted = read_notebook(Path(job["notebook"]))
+        submitted = read_notebook(spec.notebook)
     except CourseError as err:
         # The reason is for the instructor's table: the file's name, not the path on the grading machine.
-        path = Path(job["notebook"])
-        reason = str(err).splitlines()[0].replace(str(path), path.name).split(". If you")[0]
-        result.update(status="failed", reason=reason)
-        return result
+        path = spec.notebook
+        return KernelRun.failed(str(err).splitlines()[0].replace(str(path), path.name).split(". If you")[0])
     if not looks_like(submitted, source):
-        others = [ch for ch, path in job.get("other_sources", {}).items() if looks_like(submitted, read_notebook(Path(path)))]
-        if others:
-            result.update(status="failed", reason=f"this is a notebook of {others[0]}, not of {job['chapter']}")
-        else:
-            result.update(status="failed", reason=f"none of {job['chapter']}'s test cells are in this notebook")
-        return result
+        others = [ch for ch, path in spec.other_sources.items() if looks_like(submitted, read_notebook(path))]
+        return KernelRun.failed(f"this is a notebook of {others[0]}, not of {spec.chapter}" if others
+                                else f"none of {spec.chapter}'s test cells are in this notebook")
     if too_big(submitted):
-        result.update(status="failed", reason=too_big(submitted))
-        return result
+        return KernelRun.failed(too_big(submitted))
     prepared = prepare(submitted, source)
-    result["notes"], result["missing"], result["flagged"] = prepared.notes, prepared.missing, prepared.flagged
+    limits = spec.limits
 
     with tempfile.TemporaryDirectory(prefix="jbj-") as tmp:
         tmp_path = Path(tmp)
         workdir, control = tmp_path / "w", tmp_path / "c"
         control.mkdir(mode=0o700)
-        copy_submission_folder(Path(job["notebook"]).parent, workdir)
+        copy_submission_folder(spec.notebook.parent, workdir)
         # Caches (C++ builds, JAX compilations) made by the grader's own runs: each kernel gets
         # a private copy, so nothing one submission writes can reach another.
-        for name, seed in (job.get("seed_caches") or {}).items():
-            if Path(seed).is_dir():
+        for name, seed in spec.seed_caches.items():
+            if seed.is_dir():
                 shutil.copytree(seed, workdir / name, dirs_exist_ok=True)
         os.chmod(workdir, 0o777)
-        limits = sandbox.Limits(**job["limits"])
-        targets = job.get("publish_caches") or {}
+        targets = spec.publish_caches
         published = []
 
         def publish() -> None:
@@ -136,7 +132,7 @@ def grade(job: dict) -> dict:
             published.append(True)
             for name, target in targets.items():
                 if (workdir / name).is_dir():
-                    _publish(workdir / name, Path(target))
+                    _publish(workdir / name, target)
 
         first = next((i for i, cell in enumerate(prepared.nb.cells) if cell.cell_type == "code" and (
             cell.metadata.get("nbgrader", {}).get("solution") or cell.metadata.get("nbgrader", {}).get("grade"))),
@@ -144,26 +140,23 @@ def grade(job: dict) -> dict:
         hooks = {first: publish} if targets and first is not None else {}
         # A submission writes to a size-limited private copy of its folder; the reference run
         # writes where the grader can take its caches from.
-        run = runner.run(prepared.nb, workdir, limits, sandboxed=job["sandboxed"], control=control,
+        run = runner.run(prepared.nb, workdir, limits, sandboxed=spec.sandboxed, control=control,
                          before_cell=hooks, private=not targets)
         if targets and not published and (first is None or run.stopped_at is None or run.stopped_at < first):
             publish()  # no answer or test cell ran at all
 
     nb = run.nb
-    result.update(stopped_at=run.stopped_at, timed_out=run.timed_out, truncated=run.truncated,
-                  seconds=round(run.seconds, 2), applied=run.applied)
-    result["notes"] += run.notes
+    notes = [*prepared.notes, *run.notes]
     if any("No space left on device" in str(out.get("evalue", "")) + str(out.get("text", ""))
            for cell in nb.cells for out in cell.get("outputs", [])):
-        result["notes"].append(f"the submission wrote more than its disk budget ({limits.disk_bytes >> 20} MiB "
-                               "in its folder, and as much in /tmp); the writes beyond it failed")
+        notes.append(f"the submission wrote more than its disk budget ({limits.disk_bytes >> 20} MiB "
+                     "in its folder, and as much in /tmp); the writes beyond it failed")
     for index in run.timed_out:
-        result["notes"].append(f"{_describe(nb.cells[index], index)} ran longer than the time limit "
-                               f"({limits.cell_seconds:g} s) and was interrupted")
-    if run.reason:
-        result["reason"] = run.reason
-        if run.stopped_at is not None:
-            result["stopped_cell"] = _describe(nb.cells[run.stopped_at], run.stopped_at)
+        notes.append(f"{_describe(nb.cells[index], index)} ran longer than the time limit "
+                     f"({limits.cell_seconds:g} s) and was interrupted")
+    stopped_cell = _describe(nb.cells[run.stopped_at], run.stopped_at) if run.reason and run.stopped_at is not None \
+        else None
+    records = {}
     for index, cell in enumerate(nb.cells):
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if gid in prepared.original_sources and cell.metadata.nbgrader.get("grade"):
@@ -173,15 +166,17 @@ def grade(job: dict) -> dict:
                                                      else f" in cell {run.stopped_at}, before this one ran")
             if index in run.timed_out:
                 why = "this cell ran longer than the time limit and was interrupted"
-            result["records"][gid] = {"record": rec, "why": why}
+            records[gid] = {"record": rec, "why": why}
             # Feedback shows the instructor's cell as written, without the record output.
             cell.source = prepared.original_sources[gid]
             cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "display_data"
                                                            and record.MIME in o.get("data", {}))]
-    out = Path(job["executed"])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, out)
-    return result
+    spec.executed.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, spec.executed)
+    return KernelRun(reason=run.reason, notes=notes, records=records, missing=prepared.missing,
+                     stopped_at=run.stopped_at, stopped_cell=stopped_cell, timed_out=run.timed_out,
+                     truncated=run.truncated, flagged=prepared.flagged, applied=run.applied,
+                     seconds=round(run.seconds, 2))
 
 
 def _publish(src: Path, dst: Path) -> None:
@@ -254,21 +249,21 @@ def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
 
 
 def main(argv: list[str]) -> int:
+    """Grade the job in the file argv[0]; write its `KernelRun` as JSON to argv[1] (a failed one, with
+    the traceback, when the grader itself fails)."""
     job_path, result_path = Path(argv[0]), Path(argv[1])
     job = json.loads(job_path.read_text())
     try:
-        result = grade(job)
+        result = grade_spec(JobSpec.from_dict(job))
     except MemoryError:  # its own reason: "the grader failed" would read as a bug of ours
         soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-        result = {"student": job.get("student"), "chapter": job.get("chapter"), "status": "failed",
-                  "reason": out_of_memory(None if soft == resource.RLIM_INFINITY else soft),
-                  "trace": traceback.format_exc()[-4000:]}
+        result = KernelRun.failed(out_of_memory(None if soft == resource.RLIM_INFINITY else soft),
+                                  traceback.format_exc()[-4000:])
     except Exception as err:  # never silent: the parent reports this submission as failed, with the reason
-        result = {"student": job.get("student"), "chapter": job.get("chapter"), "status": "failed",
-                  "reason": f"the grader failed on this submission ({type(err).__name__}: {str(err)[:300]})",
-                  "trace": traceback.format_exc()[-4000:]}
+        result = KernelRun.failed(f"the grader failed on this submission ({type(err).__name__}: {str(err)[:300]})",
+                                  traceback.format_exc()[-4000:])
     tmp = result_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result))
+    tmp.write_text(json.dumps(result.to_dict()))
     os.replace(tmp, result_path)
     return 0
 
