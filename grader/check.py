@@ -39,13 +39,17 @@ class ExerciseScore:
 def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     """Score `notebook` exactly as `grader autograde` scores a class, hidden tests included.
 
-    It runs in a scratch course (the chapter's solution as the reference, the notebook as the one
-    submission), sandboxed where possible, with the verdicts made outside the kernel. Without
-    solutions/<chapter>/<chapter>.ipynb under `root`, only the notebook's visible self-checks can
-    run (`score_visible`). The notebook itself is only read. Raises UsageError when it is not a
-    notebook of this course, and CourseError when it cannot be graded.
+    It is one job of the class run's own path (`run.run_jobs`, through `run.grade_job`): the
+    notebook, alone in a scratch folder, runs sandboxed where possible under the course's limits,
+    and its records are judged outside the kernel against the chapter's reference, whose records are
+    cached between checks (`reference_cache`). What only a class needs (a gradebook, grades.csv, a
+    report) is left out. Without solutions/<chapter>/<chapter>.ipynb under `root`, only the
+    notebook's visible self-checks can run (`score_visible`). The notebook itself is only read.
+    Raises UsageError when it is not a notebook of this course, and CourseError when it cannot be
+    graded.
     """
-    from grader.autograde import Outcome, autograde
+    from grader.autograde import config, gradebook, judge, run, sandbox
+    from grader.autograde.jobs import Job, Outcome
 
     root = root or repo_root()
     notebook = Path(notebook)
@@ -53,18 +57,26 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     chapter = chapter_of(notebook, root)
     if not solution_path(chapter, root).is_file():
         return score_visible(notebook, root=root)
+    limits = config.limits(root)
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp:
-        course = Path(tmp)
-        shutil.copy(root / "nbgrader_config.py", course)
-        shutil.copytree(root / "solutions" / chapter, course / "solutions" / chapter)
-        submitted = course / "submitted" / STUDENT / chapter
-        submitted.mkdir(parents=True)
-        shutil.copy(notebook, submitted / f"{chapter}.ipynb")
-        summary = autograde(course, [chapter], workers=1, feedback=False, progress=False,
-                            reference_cache=reference_cache(), class_section=False)
-    row = summary.rows[0]
+        tmp = Path(tmp)
+        submission = tmp / "submission" / f"{chapter}.ipynb"
+        submission.parent.mkdir()
+        shutil.copy(notebook, submission)
+        job = Job(STUDENT, chapter, submission)
+        workers = run.Workers(1, tmp)  # started first: it imports while the sandbox is probed
+        runner = run.LocalRunner(root, [chapter], workers, 1, tmp, sandbox.probe().sandboxed)
+        try:
+            runs, references, errors = run.run_jobs(root, [job], runner, limits, reference_cache())
+        finally:
+            runner.close()
+            workers.close()
+    if chapter in errors:
+        raise CourseError(f"{notebook.name} could not be graded: {errors[chapter]}")
+    row = judge.make_row(job, runs[job.key], references[chapter], gradebook.points(root, chapter), None)
     if row.status.outcome is Outcome.FAILED:
-        raise CourseError(f"{notebook.name} could not be graded: {row.status.reason}")
+        raise CourseError(f"{notebook.name} could not be graded: {row.status.reason}" + (
+            f"\n{row.trace}" if row.trace and os.environ.get("GRADER_DEBUG") else ""))
     results = []
     for cell in grade_cells(read_notebook(solution_path(chapter, root))):
         grade_id = cell.metadata["nbgrader"]["grade_id"]

@@ -151,3 +151,39 @@ def test_a_result_with_a_key_the_grader_does_not_know_fails_saying_which(tmp_pat
     result = run.run_job(tmp_path / "course", job, folder, sandbox.Limits(), False, [CHAPTER], StrangeWorkers(),
                          tmp_path / "warm")
     assert result.status == "failed" and "keys the grader does not know: score" in result.reason, result
+
+
+def test_every_caller_grades_a_notebook_through_grade_job(tmp_path, monkeypatch):
+    """Do the local pool, a Dask worker's task and `grader check` all grade through the one function
+    `run.grade_job` (here a stand-in that records what it was given and passes every test cell)?"""
+    from grader.autograde import cluster
+    from grader.autograde.jobs import KernelRun
+    from grader.check import score
+    from grader.course import grade_cells, read_notebook, solution_path
+
+    gids = [c.metadata.nbgrader.grade_id for c in grade_cells(read_notebook(solution_path(CHAPTER, ROOT)))]
+    graded = []
+
+    def grade_job(spec, folder, processes):
+        graded.append((spec.student, spec.chapter, type(processes).__name__))
+        ok = {"label": "x", "checks": [], "end": "ok"}
+        return KernelRun(records={gid: {"record": ok, "why": ""} for gid in gids})
+
+    monkeypatch.setattr(run, "grade_job", grade_job)
+    monkeypatch.setattr(cluster, "_processes", lambda: run.Workers(0, tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    course = tmp_path / "course"
+    shutil.copytree(ROOT / "solutions" / CHAPTER, course / "solutions" / CHAPTER)
+    job = Job("kim", CHAPTER, course / "solutions" / CHAPTER / f"{CHAPTER}.ipynb")
+    runs, _, errors = run.run_all(course, [job], [CHAPTER], tmp_path / "tmp", run.Workers(0, tmp_path), 1,
+                                  sandbox.Limits(), False, course / ".grader")
+    assert not errors and runs[job.key].records, runs
+    payload = {"fingerprint": cluster.fingerprint(), "sandbox": "off", "student": "lee", "chapter": CHAPTER,
+               "notebook": f"{CHAPTER}.ipynb", "files": {f"{CHAPTER}.ipynb": job.notebook.read_bytes()},
+               "known": [CHAPTER], "key": "k", "limits": {}, "publish": False}
+    out = cluster.grade_task(payload, {CHAPTER: job.notebook.read_bytes()}, None)
+    assert not out["refused"] and out["run"]["status"] == "graded", out
+    results = score(ROOT / "notebooks" / CHAPTER / f"{CHAPTER}.ipynb")
+    assert all(r.points == r.max_points for r in results), results
+    assert graded == [("(reference)", CHAPTER, "Workers"), ("kim", CHAPTER, "Workers"), ("lee", CHAPTER, "Workers"),
+                      ("(reference)", CHAPTER, "Workers"), ("learner", CHAPTER, "Workers")], graded

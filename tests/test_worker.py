@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.autograde import cluster, gradebook, judge, run, sandbox, worker
+from grader.autograde import gradebook, judge, run, sandbox, worker
 from grader.autograde.jobs import Job, Row
 
 CHAPTER = "99_tiny"
@@ -152,9 +152,9 @@ print(soft, hard, raised)
 """
 
 
-@pytest.mark.parametrize("setup", [worker.cap_job_memory, cluster._job_process_setup], ids=["local", "dask"])
+@pytest.mark.parametrize("setup", [worker.cap_job_memory, worker.job_process_setup], ids=["cap", "job process"])
 def test_the_cap_lowers_only_the_soft_limit_so_a_kernel_may_have_more(monkeypatch, setup):
-    """Does a job's process (forked by a local worker, or started for a Dask task) get the cap as its soft
+    """Does a job's process (forked by a grading worker, here or on a Dask worker) get the cap as its soft
     address-space limit while keeping the hard limit it inherited, so that the kernel's launcher can still
     give a kernel more memory than the cap?"""
     monkeypatch.setenv("JBJ_JOB_MEMORY_BYTES", str(SMALL_CAP))

@@ -9,7 +9,7 @@
 3. `run`      — the reference solutions first, then every submission, each in a sandboxed
                 kernel (`sandbox`, `launch`, `kernel`, `worker`), as many at once as there are
                 workers; meanwhile the gradebook learns the chapters (`gradebook.Recording`).
-                With a Dask scheduler's address, `cluster` runs this stage on its workers instead;
+                With a Dask scheduler's address, `cluster` grades them on its workers instead;
 4. `judge`    — compare each test cell's record with the reference's, outside the kernel;
 5. `gradebook` — write the scores into nbgrader's gradebook (the record), and keep each
                 submission's verdicts in its autograded notebook;
@@ -66,9 +66,9 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
     if not submitted.is_dir():
         raise CourseError(f"nothing to grade: {submitted} does not exist (collect submissions first, or pass --from)")
     pool_size = max(1, workers or os.cpu_count() or 1)
-    use_lines: list[str] = []
 
     with tempfile.TemporaryDirectory(prefix="jbj-grade-") as tmp:
+        runner = None
         if scheduler:
             from grader.autograde import cluster
 
@@ -93,24 +93,25 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
             # before the gradebook is written needs them (points come from the solution notebooks).
             recording = gradebook.Recording(course, wanted)
             bar = report.Progress(len(jobs) + len(wanted), enabled=progress)
-            # 2-3. prepare and run (in each job's own process)
+            # 2-3. prepare and run (in each job's own process), on this machine or on the cluster
             if on is not None:
                 mode = "off" if not use_sandbox else "require" if require_sandbox else "use"
-                runs, references, errors, use = cluster.run_all(course, jobs, known, on, limits, mode,
-                                                                reference_cache or course / ".grader", bar.step)
-                use_lines = use.lines()
+                runner = cluster.DaskRunner(on, course, known, mode)
             else:
-                runs, references, errors = run.run_all(course, jobs, known, Path(tmp), processes, pool_size, limits,
-                                                       probe.sandboxed, reference_cache or course / ".grader",
-                                                       bar.step)
+                runner = run.LocalRunner(course, known, processes, pool_size, Path(tmp), probe.sandboxed)
+            runs, references, errors = run.run_jobs(course, jobs, runner, limits, reference_cache or course / ".grader",
+                                                    bar.step, autograded=course / "autograded")
+            use_lines = runner.use.lines() if on is not None else []
             bar.done()
             recording.wait()
             ran = time.monotonic()
         finally:
+            if runner is not None:
+                runner.close()
+            elif on is not None:
+                on.close()
             if processes is not None:
                 processes.close()
-            if on is not None:
-                on.close()
 
     stages = {"intake and run": ran - started}
     # 4. judge

@@ -1,50 +1,45 @@
 """Stage 3 on a Dask cluster: each notebook's run is a Dask task on one of the cluster's workers.
 
 `grader autograde --scheduler tcp://HOST:PORT` gives the *run* stage to a Dask distributed
-cluster; intake, judging, the gradebook and the reports stay on the instructor's machine.
+cluster; intake, judging, the gradebook and the reports stay on the instructor's machine, and so
+does the stage's own logic (`run.run_jobs`: references first, the cache, autograded/). This module
+only submits and gathers (`DaskRunner`).
 
 What travels: a task carries the submission's files (the notebook and what sits beside it, capped
 as a local run caps them) and a fingerprint of the grading code; the solution notebooks are sent
-to each worker once. The worker writes them to a private folder, grades in a process of its own
-exactly as a local run does (`python -m grader.autograde.worker`, sandboxed by the worker host's
-bubblewrap, the same limits), and returns the result, the executed notebook and the name of the
-worker. A worker host therefore needs the course checkout with its venv (`make venv`), at the
-same grading code and JAX as the instructor's (checked: a worker that differs refuses the job and
-the row says why), and bubblewrap.
+to each worker once. On the worker the task writes them to a private folder and grades the
+notebook exactly as a local run does: `run.grade_job`, on grading processes forked by long-lived
+workers of the Dask worker's own (`run.Workers`), sandboxed by the worker host's bubblewrap, under
+the same limits. It returns the result, the executed notebook and the name of the worker. A worker
+host therefore needs the course checkout with its venv (`make venv`), at the same grading code
+and JAX as the instructor's (checked: a worker that differs refuses the job and the row says
+why), and bubblewrap.
 
 Each chapter's reference solution runs first; its records come back to be judged against, and
 the caches its public cells made (C++ builds, JAX compilations) travel with its result to the
 workers that grade that chapter's submissions. A worker that dies mid-job (its machine lost, the
-process killed) costs nothing: the scheduler gives the job to another worker, and the row says
-it was graded again. A job that kills every worker it runs on fails after Dask's
-`distributed.scheduler.allowed-failures` attempts, with a row that says so.
+process killed) costs nothing: its grading processes die with it, the scheduler gives the job to
+another worker, and the row says it was graded again. A job that kills every worker it runs on
+fails after Dask's `distributed.scheduler.allowed-failures` attempts, with a row that says so.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
-import json
 import os
-import shutil
-import signal
 import socket
-import subprocess
-import sys
-import tarfile
 import tempfile
+import threading
 import traceback
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.autograde import sandbox
-from grader.autograde.jobs import Job, KernelRun
-from grader.autograde.launch import die_with_parent
-from grader.autograde.run import (accept_reference, cached_references, generous, job_spec, read_result,
-                                  reference_key, run_from)
-from grader.autograde.worker import MAX_COPY_BYTES, cap_job_memory, files_within, notebook_too_large
+from grader.autograde import run, sandbox
+from grader.autograde.jobs import KernelRun
+from grader.autograde.run import EXECUTED, Graded, Task, Workers, job_spec, pack_caches, run_from, unpack_caches
+from grader.autograde.worker import MAX_COPY_BYTES, files_within
 from grader.course import repo_root
 
 #: What decides how a notebook is graded, besides the notebook: the grading code, the C++ the
@@ -103,33 +98,24 @@ def write_files(folder: Path, files: dict[str, bytes]) -> None:
         target.write_bytes(data)
 
 
-def _tar(folder: Path) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for path in sorted(folder.iterdir()):
-            tar.add(path, arcname=path.name)
-    return buffer.getvalue()
+#: The grading processes of this Dask worker process: started on its first task, as many as it has
+#: threads, and ended with it.
+_PROCESSES: Workers | None = None
+_PROCESSES_LOCK = threading.Lock()
 
 
-def _untar_once(data: bytes, target: Path) -> None:
-    """Unpack a chapter's caches where this worker's jobs read them: whole or not at all."""
-    if target.is_dir():
-        return
-    staging = target.with_name(f"{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        tar.extractall(staging, filter="data")
-    try:
-        os.rename(staging, target)
-    except OSError:  # another thread of this worker was first
-        shutil.rmtree(staging, ignore_errors=True)
+def _processes() -> Workers:
+    global _PROCESSES
+    with _PROCESSES_LOCK:
+        if _PROCESSES is None:
+            try:
+                from distributed import get_worker
 
-
-def _job_process_setup() -> None:
-    """In the grading process before it starts (after fork: no imports, no locks): the same memory
-    cap as a local run, and death with the worker thread that started it, so a killed worker
-    leaves no job running."""
-    cap_job_memory()
-    die_with_parent()
+                threads = get_worker().state.nthreads
+            except (ImportError, ValueError, AttributeError):
+                threads = 1
+            _PROCESSES = Workers(max(1, threads), Path(tempfile.mkdtemp(prefix="jbj-dask-workers-")))
+        return _PROCESSES
 
 
 def grade_task(payload: dict, solutions: dict[str, bytes], warm: Any) -> dict:
@@ -172,32 +158,20 @@ def grade_task(payload: dict, solutions: dict[str, bytes], warm: Any) -> dict:
         caches_home.mkdir(mode=0o700, exist_ok=True)
         seed = caches_home / f"{chapter}-{payload['key']}"
         if warm:
-            _untar_once(warm, seed)
+            unpack_caches(warm, seed)
         publish_to = tmp_path / "publish"
-        executed = tmp_path / "executed.ipynb"
+        executed = tmp_path / "job" / EXECUTED
+        executed.parent.mkdir()
         spec = job_spec(payload["student"], chapter, submission / payload["notebook"],
                         {ch: sources / f"{ch}.ipynb" for ch in {*payload["known"], chapter}}, executed,
                         sandbox.Limits(**payload["limits"]), sandboxed, publish_to if payload["publish"] else seed,
                         payload["publish"])
-        job_path, result_path, log_path = (tmp_path / n for n in ("job.json", "result.json", "log"))
-        job_path.write_text(json.dumps(spec.to_dict()))
-        deadline = payload["limits"]["notebook_seconds"] + 120
-        with log_path.open("w") as log:
-            process = subprocess.Popen([sys.executable, "-m", "grader.autograde.worker", str(job_path), str(result_path)],
-                                       stdin=subprocess.DEVNULL, stdout=log, stderr=log, cwd=tmp_path,
-                                       preexec_fn=_job_process_setup, start_new_session=True)
-            try:
-                status: int | str = process.wait(timeout=deadline)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-                status = f"grading did not finish within {deadline:g} s"
-        run = read_result(result_path, status, log_path).with_notes(*notes, first=True)
-        out["run"] = run.to_dict()
+        graded = run.grade_job(spec, executed.parent, _processes()).with_notes(*notes, first=True)
+        out["run"] = graded.to_dict()
         if executed.exists():
             out["executed"] = executed.read_bytes()
         if payload["publish"] and publish_to.is_dir():
-            out["warm"] = _tar(publish_to)
+            out["warm"] = pack_caches(publish_to)
     return out
 
 
@@ -254,109 +228,68 @@ class Cluster:
             return 0
 
 
-def run_all(course: Path, jobs: list[Job], known: list[str], cluster: Cluster, limits: sandbox.Limits,
-            sandbox_mode: str, cache_dir: Path, step: Callable[[str], None] = lambda label: None
-            ) -> tuple[dict[tuple[str, str], KernelRun], dict, dict, ClusterUse]:
-    """As `run.run_all`, on the cluster; also what the cluster did.
+class DaskRunner:
+    """Grades the run stage's tasks (`run.run_jobs`) as tasks of the cluster: it submits each with what it
+    needs (the submission's files; the solutions and a chapter's caches, sent once) and gathers what
+    each gave, with which worker graded it and how many workers were lost on the way (`use`)."""
 
-    A chapter whose reference must run sends its submissions once the reference is back, with the
-    caches it made copied to every worker; the other chapters' submissions start at once."""
-    from distributed import as_completed
+    #: A chapter's submissions wait for its reference, so that they start with the caches it made.
+    waits_for_reference = True
 
-    client = cluster.client
-    wanted = sorted({job.chapter for job in jobs})
-    keys = {ch: reference_key(course, ch) for ch in wanted}
-    references, todo = cached_references(wanted, keys, cache_dir)
-    errors: dict[str, str] = {}
-    use = ClusterUse(cluster.address)
-    runs: dict[tuple[str, str], KernelRun] = {}
-    mine = fingerprint()
-    # One object holding every solution notebook, fetched by each worker once. Held by a task, not
-    # scattered: a task's result lost with its worker is made again, scattered data is gone.
-    solutions = client.submit(_same, {ch: (course / "solutions" / ch / f"{ch}.ipynb").read_bytes() for ch in known},
-                              key=f"solutions-{os.urandom(4).hex()}", pure=False, priority=20)
-    shipped = [solutions]  # held until the end: the cluster keeps what a client holds
-    futures: dict = {}
-    waiting = {chapter for chapter, _ in todo}
+    def __init__(self, cluster: Cluster, course: Path, known: list[str], sandbox_mode: str):
+        self.cluster, self.client, self.known, self.sandbox_mode = cluster, cluster.client, known, sandbox_mode
+        self.use = ClusterUse(cluster.address)
+        self.mine = fingerprint()
+        # One object holding every solution notebook, fetched by each worker once. Held by a task, not
+        # scattered: a task's result lost with its worker is made again, scattered data is gone.
+        self.solutions = self._held({ch: (course / "solutions" / ch / f"{ch}.ipynb").read_bytes() for ch in known},
+                                    "solutions")
+        self.caches: dict[Path, Any] = {}  # a chapter's caches folder -> the task that holds them, tarred
+        self.number = 0
 
-    def payload(job: Job, chapter_limits: sandbox.Limits, publish: bool) -> dict:
-        return {"student": job.student, "chapter": job.chapter, "notebook": job.notebook.name,
-                "files": submission_files(job.notebook), "known": known, "key": keys[job.chapter],
-                "limits": asdict(chapter_limits), "sandbox": sandbox_mode, "publish": publish, "fingerprint": mine}
+    def _held(self, value: Any, name: str):
+        """`value` on the cluster, held for the whole run (the cluster keeps what a client holds)."""
+        return self.client.submit(_same, value, key=f"{name}-{os.urandom(4).hex()}", pure=False, priority=20)
 
-    def send(chapter: str, warm_bytes: bytes | None) -> list:
-        if chapter in errors:  # its reference failed: every row of it says so, nothing to run
-            for job in jobs:
-                if job.chapter == chapter:
-                    step(f"{job.student}/{job.chapter}")
-            return []
+    def start(self, task: Task, done: Callable[[Callable[[], Graded]], None]) -> None:
+        """Submit `task`; `done` is then called (from another thread) with a function that gathers it."""
+        job = task.job
         warm = None
-        if warm_bytes:
-            warm = client.submit(_same, warm_bytes, key=f"caches-{chapter}-{os.urandom(4).hex()}", pure=False,
-                                 priority=20)
-            shipped.append(warm)
-        sent = []
-        for number, job in enumerate(jobs):
-            if job.chapter != chapter:
-                continue
-            too_large = notebook_too_large(job.notebook)
-            if too_large:  # not worth sending: it is refused as a local run refuses it
-                runs[job.key] = KernelRun.failed(too_large)
-                step(f"{job.student}/{job.chapter}")
-                continue
-            future = client.submit(grade_task, payload(job, limits, False), solutions, warm,
-                                   key=f"grade-{number:05d}-{os.urandom(4).hex()}", pure=False)
-            futures[future] = ("submission", job, None)
-            sent.append(future)
-        return sent
+        if not job.reference and task.warm.is_dir():
+            if task.warm not in self.caches:
+                self.caches[task.warm] = self._held(pack_caches(task.warm), f"caches-{job.chapter}")
+            warm = self.caches[task.warm]
+        payload = {"student": job.student, "chapter": job.chapter, "notebook": job.notebook.name,
+                   "files": submission_files(job.notebook), "known": [] if job.reference else self.known,
+                   "key": task.key, "limits": asdict(task.limits), "sandbox": self.sandbox_mode,
+                   "publish": task.publish, "fingerprint": self.mine}
+        kind = f"reference-{job.chapter}" if job.reference else f"grade-{self.number:05d}"
+        self.number += 0 if job.reference else 1
+        future = self.client.submit(grade_task, payload, self.solutions, warm, key=f"{kind}-{os.urandom(4).hex()}",
+                                    priority=10 if job.reference else 0, pure=False)
+        future.add_done_callback(lambda f: done(lambda: self._gather(task, f)))
 
-    for chapter, cached in todo:
-        ref = Job("(reference)", chapter, course / "solutions" / chapter / f"{chapter}.ipynb", reference=True)
-        publish = not (cache_dir / f"warm-{chapter}-{keys[chapter]}").exists()
-        future = client.submit(grade_task, payload(ref, generous(limits), publish), solutions, None,
-                               key=f"reference-{chapter}-{os.urandom(4).hex()}", priority=10, pure=False)
-        futures[future] = ("reference", chapter, cached)
-    pending = as_completed(list(futures), loop=client.loop)
-    for chapter in wanted:
-        if chapter not in waiting:
-            local_warm = cache_dir / f"warm-{chapter}-{keys[chapter]}"
-            pending.update(send(chapter, _tar(local_warm) if local_warm.is_dir() else None))
-    for future in pending:
-        kind, what, cached = futures.pop(future)
-        label = f"reference {what}" if kind == "reference" else f"{what.student}/{what.chapter}"
-        lost = cluster.lost_workers(future.key)
+    def _gather(self, task: Task, future) -> Graded:
+        lost = self.cluster.lost_workers(future.key)
         try:
             out = future.result()
         except Exception as err:  # KilledWorker, or the task could not start at all
             trace = "" if type(err).__name__ == "KilledWorker" else "".join(traceback.format_exception(err))[-4000:]
-            out = {"run": KernelRun.failed(_cluster_failure(err, lost), trace).to_dict(),
-                   "worker": None, "executed": None, "warm": None}
+            out = {"run": KernelRun.failed(_cluster_failure(err, lost), trace).to_dict(), "worker": None,
+                   "executed": None, "warm": None}
         future.release()  # its result is copied out: the cluster can forget it
-        run = run_from(out["run"])
-        if out.get("worker"):
-            use.workers[out["worker"]] = use.workers.get(out["worker"], 0) + 1
-        if lost and out.get("worker"):
-            use.retried[label] = lost
-            run = run.with_notes(f"the Dask worker grading it was lost {lost} time{'s' if lost > 1 else ''}; "
-                                 f"it was graded again, on {out['worker']}")
-        if kind == "reference":
-            if out.get("refused"):
-                errors[what] = run.reason
-            else:
-                accept_reference(what, cached, run, references, errors)
-            local_warm = cache_dir / f"warm-{what}-{keys[what]}"
-            if out.get("warm") and not local_warm.exists():
-                _untar_once(out["warm"], local_warm)  # the next run ships these without a reference run
-            step(label)
-            pending.update(send(what, _tar(local_warm) if local_warm.is_dir() else None))
-            continue
-        runs[what.key] = run
-        if out.get("executed") is not None:
-            target = course / "autograded" / what.student / what.chapter / f"{what.chapter}.ipynb"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(out["executed"])
-        step(label)
-    return runs, references, errors, use
+        result = run_from(out["run"])
+        worker = out.get("worker")
+        if worker:
+            self.use.workers[worker] = self.use.workers.get(worker, 0) + 1
+        if lost and worker:
+            self.use.retried[task.label] = lost
+            result = result.with_notes(f"the Dask worker grading it was lost {lost} time{'s' if lost > 1 else ''}; "
+                                       f"it was graded again, on {worker}")
+        return Graded(result, out.get("executed"), out.get("warm"), bool(out.get("refused")), worker)
+
+    def close(self) -> None:
+        self.cluster.close()
 
 
 def _same(value: Any) -> Any:

@@ -1,25 +1,35 @@
 """Stage 3, run: every notebook in a sandboxed kernel, in parallel, a result for each.
 
-The reference solution of each chapter runs first in the queue, then every submission, each in
-a process of its own forked by one of a few long-lived workers (`grader.autograde.worker`), in a
-sandboxed kernel, as many at a time as there are workers. Kernels start from the C++ builds and
-JAX compilations the reference made before its first answer cell (public cells only). Each job's
-files live in a folder named by its place in the queue, never by a student id, so no student id
-(not even one that imitates the reference's) can reach another job's files.
+`grade_job` grades one notebook: it hands the job to a grading process (forked by one of a few
+long-lived `worker --serve` processes, `Workers`), waits for it under the job's deadline, kills it
+with everything it started if it is late, and reads what it left. Every caller uses it: the local
+pool (`LocalRunner`), each Dask worker (`grader.autograde.cluster`) and a learner's `grader check`.
+
+`run_jobs` is the stage itself, whichever runner grades: the reference solution of each chapter
+first (unless its records are cached), then every submission, as many at a time as the runner
+has room for; each result comes back to this machine, where the executed notebooks are kept in
+autograded/. Kernels start from the C++ builds and JAX compilations the reference made before
+its first answer cell (public cells only). Each job's files live in a folder named by its place
+in the queue, never by a student id, so no student id (not even one that imitates the
+reference's) can reach another job's files.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import queue
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -33,16 +43,26 @@ class Workers:
     """`n` long-lived `worker --serve` processes; each job runs in a process forked by one.
 
     Jobs wait for a free worker. A worker that misses a job's deadline or dies is killed with
-    everything it started, and a fresh one takes its place: that job fails, the rest go on."""
+    everything it started, and a fresh one takes its place: that job fails, the rest go on. Each
+    worker dies with the process that started it (the grader, or a Dask worker), even a killed one,
+    and each job's process with its worker."""
 
     def __init__(self, n: int, folder: Path):
         self.folder, self.count, self.logs, self.started = folder, 0, [], []
         self.lock = threading.Lock()  # a replacement can be started from any job's thread
         self.free: queue.Queue = queue.Queue()
+        # Workers are started from this one thread, which lives as long as the pool: a process set
+        # to die with its parent dies when the *thread* that started it ends, and a job's thread may end first.
+        self.starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jbj-workers")
         for _ in range(n):
             self.free.put(self._start())
 
     def _start(self) -> subprocess.Popen:
+        return self.starter.submit(self._popen).result()
+
+    def _popen(self) -> subprocess.Popen:
+        from grader.autograde.launch import die_with_parent
+
         with self.lock:
             self.count += 1
             log = (self.folder / f"worker-{self.count}.log").open("w")
@@ -51,13 +71,16 @@ class Workers:
             # with that job: bubblewrap's --die-with-parent, or the launcher's own setting).
             worker = subprocess.Popen([sys.executable, "-m", "grader.autograde.worker", "--serve"],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
-                                      cwd=self.folder, start_new_session=True)
+                                      cwd=self.folder, start_new_session=True, preexec_fn=die_with_parent)
             self.started.append(worker)
             return worker
 
     def run(self, paths: dict[str, str], deadline: float) -> int | str:
         """The job's exit status, or why there is none."""
         worker = self.free.get()
+        if worker.poll() is not None:  # it died while idle: a fresh one takes the job
+            self._kill(worker)
+            worker = self._start()
         try:
             worker.stdin.write(json.dumps(paths) + "\n")
             worker.stdin.flush()
@@ -99,6 +122,7 @@ class Workers:
                 self._kill(worker)
         for log in self.logs:
             log.close()
+        self.starter.shutdown()
         sandbox.sweep_cgroups()  # those of jobs killed before they could remove their own
 
 
@@ -109,23 +133,44 @@ def job_folder(tmp: Path, number: int, *, reference: bool) -> Path:
     return folder
 
 
+#: How long past its notebook's own limit a grading process may take (reading, preparing and
+#: writing the notebook, starting the kernel) before it is killed.
+JOB_MARGIN_SECONDS = 120
+
+
+def job_deadline(limits: sandbox.Limits) -> float:
+    """Seconds a grading process may take in all: its notebook's limit and `JOB_MARGIN_SECONDS`."""
+    return limits.notebook_seconds + JOB_MARGIN_SECONDS
+
+
+def grade_job(spec: JobSpec, folder: Path, processes: Workers) -> KernelRun:
+    """Grade one notebook in a grading process of its own; whatever happens to it, a run comes back.
+
+    The job's file, result and log go in `folder`; one of `processes` runs it (`worker.grade_spec`)
+    under `job_deadline`, and a process past it is killed with everything it started."""
+    job_path, result_path, log_path = (folder / name for name in ("job.json", "result.json", "log"))
+    job_path.write_text(json.dumps(spec.to_dict()))
+    status = processes.run({"job": str(job_path), "result": str(result_path), "log": str(log_path)},
+                           job_deadline(spec.limits))
+    return read_result(result_path, status, log_path)
+
+
 def run_job(course: Path, job: Job, folder: Path, limits: sandbox.Limits, sandboxed: bool, known: list[str],
-            workers: Workers, warm: Path, executed: Path | None = None, publish: bool = False) -> KernelRun:
-    """One notebook in a process of its own; whatever happens to it, a result comes back.
+            workers: Workers, warm: Path, publish: bool = False) -> KernelRun:
+    """One notebook of `course` graded on this machine (`grade_job`); its executed notebook is left in
+    `folder` as executed.ipynb.
 
     Its kernel starts with a copy of the caches in `warm` (C++ builds, JAX compilations) if they
     exist yet. With `publish` (the reference run), the caches as they are when its first answer
     or test cell starts are copied there: they hold only what the public cells before it made."""
-    chapter, student = job.chapter, job.student
-    job_path, result_path, log_path = (folder / name for name in ("job.json", "result.json", "log"))
-    sources = {ch: course / "solutions" / ch / f"{ch}.ipynb" for ch in {*known, chapter}}
-    spec = job_spec(student, chapter, job.notebook, sources,
-                    executed or course / "autograded" / student / chapter / f"{chapter}.ipynb",
-                    limits, sandboxed, warm, publish)
-    job_path.write_text(json.dumps(spec.to_dict()))
-    status = workers.run({"job": str(job_path), "result": str(result_path), "log": str(log_path)},
-                         limits.notebook_seconds + 120)
-    return read_result(result_path, status, log_path)
+    sources = {ch: course / "solutions" / ch / f"{ch}.ipynb" for ch in {*known, job.chapter}}
+    spec = job_spec(job.student, job.chapter, job.notebook, sources, folder / EXECUTED, limits, sandboxed, warm,
+                    publish)
+    return grade_job(spec, folder, workers)
+
+
+#: The name of the executed notebook in a job's folder.
+EXECUTED = "executed.ipynb"
 
 
 def job_spec(student: str, chapter: str, notebook: Path, sources: dict[str, Path], executed: Path,
@@ -263,39 +308,172 @@ def accept_reference(chapter: str, cached: Path, result: KernelRun, out: dict, e
     out[chapter] = records
 
 
-def run_all(course: Path, jobs: list[Job], known: list[str], tmp: Path, workers: Workers, pool_size: int,
-            limits: sandbox.Limits, sandboxed: bool, cache_dir: Path,
-            step: Callable[[str], None] = lambda label: None) -> tuple[dict[tuple[str, str], KernelRun], dict, dict]:
-    """Run each chapter's reference (unless cached) and every job.
+@dataclass(frozen=True)
+class Task:
+    """One job of the run stage, for a runner: the notebook, its limits, and its chapter's caches on
+    this machine (`warm`, which a reference run with `publish` fills)."""
 
-    Returns the runs by (student, chapter), the reference records by chapter, and why a
-    chapter has no reference records."""
+    job: Job
+    limits: sandbox.Limits
+    key: str  # the chapter's reference key (its caches' name)
+    warm: Path
+    publish: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"reference {self.job.chapter}" if self.job.reference else f"{self.job.student}/{self.job.chapter}"
+
+
+@dataclass(frozen=True)
+class Graded:
+    """What a runner gives back for a task: its run, its executed notebook (bytes, or the file a local
+    run left), the caches a reference published where they could not be written here (a tar), whether
+    the runner refused the job (it cannot grade at all: not the notebook's fault), and where it ran."""
+
+    run: KernelRun
+    executed: bytes | Path | None = None
+    caches: bytes | None = None
+    refused: bool = False
+    worker: str | None = None
+
+
+class LocalRunner:
+    """Grades tasks on this machine: `size` at once, each through `grade_job` on `workers`."""
+
+    #: Submissions start at once: one that starts before its chapter's caches are warm compiles for itself.
+    waits_for_reference = False
+
+    def __init__(self, course: Path, known: list[str], workers: Workers, size: int, tmp: Path, sandboxed: bool):
+        self.course, self.known, self.workers, self.tmp, self.sandboxed = course, known, workers, tmp, sandboxed
+        self.pool = ThreadPoolExecutor(max_workers=max(1, size))
+        self.numbers = {True: 0, False: 0}
+        self.lock = threading.Lock()
+
+    def start(self, task: Task, done: Callable[[Callable[[], Graded]], None]) -> None:
+        """Grade `task` in the background; `done` is then called (from another thread) with a function
+        that gives what it gave."""
+        reference = task.job.reference
+        with self.lock:
+            number = self.numbers[reference]
+            self.numbers[reference] += 1
+        folder = job_folder(self.tmp, number, reference=reference)
+        future = self.pool.submit(self._grade, task, folder)
+        future.add_done_callback(lambda f: done(f.result))
+
+    def _grade(self, task: Task, folder: Path) -> Graded:
+        try:
+            run = run_job(self.course, task.job, folder, task.limits, self.sandboxed,
+                          [] if task.job.reference else self.known, self.workers, task.warm, task.publish)
+        except Exception as err:  # a bug of ours: this job fails, saying so, and the rest go on
+            run = KernelRun.failed(f"the grader failed on this submission ({type(err).__name__}: {str(err)[:300]})",
+                                   traceback.format_exc()[-4000:])
+        executed = folder / EXECUTED
+        return Graded(run, executed if executed.is_file() else None)
+
+    def close(self) -> None:
+        self.pool.shutdown()
+
+
+def run_jobs(course: Path, jobs: list[Job], runner, limits: sandbox.Limits, cache_dir: Path,
+             step: Callable[[str], None] = lambda label: None, *, autograded: Path | None = None
+             ) -> tuple[dict[tuple[str, str], KernelRun], dict, dict]:
+    """The run stage: each chapter's reference (unless its records are cached in `cache_dir`) and every
+    job, graded by `runner` (`LocalRunner`, or `cluster.DaskRunner`); each executed submission is kept
+    in `autograded` (not at all without it), and `step` is called as each job ends.
+
+    The references go first in the queue. With a runner that `waits_for_reference` (one whose workers
+    are elsewhere), a chapter's submissions are sent once its reference is back, with the caches it
+    made, and not at all if it failed; otherwise they start at once. Returns the runs by (student,
+    chapter), the reference records by chapter, and why a chapter has none (`ReferenceFailure`)."""
     wanted = sorted({job.chapter for job in jobs})
     keys = {ch: reference_key(course, ch) for ch in wanted}
     references, todo = cached_references(wanted, keys, cache_dir)
-    errors: dict[str, str] = {}
     warm = {ch: cache_dir / f"warm-{ch}-{keys[ch]}" for ch in wanted}
+    errors: dict[str, ReferenceFailure] = {}
     runs: dict[tuple[str, str], KernelRun] = {}
-    # The reference runs go first in the queue; nothing waits for them: nothing is judged until
-    # every run is over, and a submission that starts before its chapter's caches are warm just
-    # compiles for itself.
-    with ThreadPoolExecutor(max_workers=pool_size) as pool:
-        reference_runs = {}
-        for number, (chapter, cached) in enumerate(todo):
-            job = Job("(reference)", chapter, course / "solutions" / chapter / f"{chapter}.ipynb", reference=True)
-            folder = job_folder(tmp, number, reference=True)
-            future = pool.submit(run_job, course, job, folder, generous(limits), sandboxed, [], workers,
-                                 warm[chapter], executed=folder / f"{chapter}.ipynb", publish=not warm[chapter].exists())
-            reference_runs[future] = (chapter, cached)
-        submissions = {pool.submit(run_job, course, job, job_folder(tmp, number, reference=False), limits, sandboxed,
-                                   known, workers, warm[job.chapter]): job for number, job in enumerate(jobs)}
-        for future in as_completed([*reference_runs, *submissions]):
-            if future in reference_runs:
-                chapter, cached = reference_runs[future]
-                accept_reference(chapter, cached, future.result(), references, errors)
-                step(f"reference {chapter}")
+    finished: queue.Queue = queue.Queue()
+    pending = 0
+
+    def start(task: Task) -> None:
+        nonlocal pending
+        pending += 1
+        runner.start(task, lambda result, task=task: finished.put((task, result)))
+
+    cached_files = dict(todo)
+    for chapter, _ in todo:
+        reference = Job("(reference)", chapter, course / "solutions" / chapter / f"{chapter}.ipynb", reference=True)
+        start(Task(reference, generous(limits), keys[chapter], warm[chapter], publish=not warm[chapter].exists()))
+    held: dict[str, list[Task]] = {}
+    for job in jobs:
+        task = Task(job, limits, keys[job.chapter], warm[job.chapter])
+        if runner.waits_for_reference and job.chapter in cached_files:
+            held.setdefault(job.chapter, []).append(task)
+        else:
+            start(task)
+    while pending:
+        task, result = finished.get()
+        pending -= 1
+        graded: Graded = result()
+        chapter = task.job.chapter
+        if task.job.reference:
+            if graded.refused:
+                errors[chapter] = ReferenceFailure(graded.run.reason)
             else:
-                job = submissions[future]
-                runs[job.key] = future.result()
-                step(f"{job.student}/{job.chapter}")
+                accept_reference(chapter, cached_files[chapter], graded.run, references, errors)
+            if graded.caches and not task.warm.exists():
+                unpack_caches(graded.caches, task.warm)  # the next run ships these without a reference run
+            step(task.label)
+            for waiting in held.pop(chapter, []):
+                if chapter in errors:  # every row of it says why; nothing to run
+                    step(waiting.label)
+                else:
+                    start(waiting)
+            continue
+        runs[task.job.key] = graded.run
+        if autograded is not None and graded.executed is not None:
+            keep_executed(graded.executed, autograded / task.job.student / chapter / f"{chapter}.ipynb")
+        step(task.label)
     return runs, references, errors
+
+
+def keep_executed(executed: bytes | Path, target: Path) -> None:
+    """An executed notebook where the autograded notebooks go (the one place they are written)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(executed, Path):
+        shutil.move(executed, target)
+    else:
+        target.write_bytes(executed)
+
+
+def pack_caches(folder: Path) -> bytes:
+    """A caches folder as a gzipped tar, to send to another machine."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path in sorted(folder.iterdir()):
+            tar.add(path, arcname=path.name)
+    return buffer.getvalue()
+
+
+def unpack_caches(data: bytes, target: Path) -> None:
+    """Unpack caches (`pack_caches`) where jobs read them: whole or not at all, once."""
+    if target.is_dir():
+        return
+    staging = target.with_name(f"{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        tar.extractall(staging, filter="data")
+    try:
+        os.rename(staging, target)
+    except OSError:  # another job was first
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def run_all(course: Path, jobs: list[Job], known: list[str], tmp: Path, workers: Workers, pool_size: int,
+            limits: sandbox.Limits, sandboxed: bool, cache_dir: Path,
+            step: Callable[[str], None] = lambda label: None) -> tuple[dict[tuple[str, str], KernelRun], dict, dict]:
+    """`run_jobs` on this machine: `pool_size` jobs at once on `workers`, the executed submissions kept in
+    `course`/autograded."""
+    runner = LocalRunner(course, known, workers, pool_size, tmp, sandboxed)
+    try:
+        return run_jobs(course, jobs, runner, limits, cache_dir, step, autograded=course / "autograded")
+    finally:
+        runner.close()

@@ -35,6 +35,7 @@ import nbformat  # noqa: E402
 
 from grader.autograde import kernel as runner
 from grader.autograde.jobs import JobSpec, KernelRun
+from grader.autograde.launch import die_with_parent
 from grader.notebook import record
 from grader.course import read_notebook
 from grader.errors import CourseError
@@ -221,6 +222,13 @@ def _describe(cell, index: int) -> str:
     return f"cell {index}: {first[:80]}"
 
 
+def job_process_setup() -> None:
+    """In a job's process, first (after fork: no imports, no locks): its memory cap, and death with the
+    worker that forked it, so that a killed worker leaves no job running."""
+    cap_job_memory()
+    die_with_parent()
+
+
 def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
     """Fork one process per job line ({"job", "result", "log"} paths); answer {"exit": status}."""
     for line in stdin:
@@ -229,7 +237,7 @@ def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
         if pid == 0:  # the job's own process: nothing of it reaches the worker's pipes
             code = 1
             try:
-                cap_job_memory()
+                job_process_setup()
                 null = os.open(os.devnull, os.O_RDONLY)
                 log = os.open(paths["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
                 os.dup2(null, 0)
