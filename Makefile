@@ -12,6 +12,9 @@ LAB_ARGS ?=
 NOTEBOOKS ?= notebooks
 # Extra arguments for pytest, e.g. make test PYTEST_ARGS="-k build".
 PYTEST_ARGS ?=
+# How many pytest-xdist workers `make test` runs tests on (conftest.py keeps each notebook, and each
+# module whose tests share a fixture, on one worker). TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= 2
 # Extra arguments for grader autograde, e.g. make grade GRADE_ARGS="01_numpy_interop --from class.zip".
 GRADE_ARGS ?=
 # Extra arguments for the benchmarks, e.g. make bench BENCH_ARGS=--reuse-grading.
@@ -69,7 +72,7 @@ teach: $(VENV)/.kernels
 	  $(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(VENV)/.kernels sandbox browser
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 release: $(VENV)/.installed
 	$(BIN)/grader release

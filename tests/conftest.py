@@ -35,10 +35,20 @@ def build_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return cache
 
 
+#: What tests/test_wrong_answers.py found per chapter: (wrong answers, caught by a visible check,
+#: caught when graded). Read from each test's report, so that it also comes from pytest-xdist's workers.
+SUMMARY: dict[str, tuple[int, int, int]] = {}
+
+
+def pytest_runtest_logreport(report):
+    for name, value in report.user_properties:
+        if name == "wrong_answers" and report.when == "call":
+            chapter, *counts = value
+            SUMMARY[chapter] = tuple(counts)
+
+
 def pytest_terminal_summary(terminalreporter):
     """After the run: per chapter, how many wrong answers the visible checks and the graded ones catch."""
-    from wrong_answers import SUMMARY
-
     if not SUMMARY:
         return
     write = terminalreporter.write_line

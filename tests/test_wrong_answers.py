@@ -12,7 +12,7 @@ import pytest
 
 from conftest import CHAPTERS
 from grader.course import solution_path
-from wrong_answers import CLASSES, SUMMARY, VISIBLE, applies, corpus
+from wrong_answers import CLASSES, VISIBLE, applies, corpus
 from wrong_answers.grading import ChapterGrader
 
 #: Wrong answers per answer cell, at least.
@@ -54,7 +54,7 @@ def test_every_answer_cell_has_a_corpus_covering_its_classes(chapter):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_wrong_answers_lose_their_points_and_only_those(chapter):
+def test_wrong_answers_lose_their_points_and_only_those(chapter, record_property):
     """Graded with the hidden checks, does each wrong answer lose its own exercise's points, and no
     other exercise's? Does every one not about concurrency already fail a visible self-check, in a
     line or two with expected and got (CheckFailed), in the learner's notebook?"""
@@ -64,8 +64,9 @@ def test_wrong_answers_lose_their_points_and_only_those(chapter):
         outcomes = [outcome for gid, items in table.items() for outcome in grader.grade(gid, items)]
     finally:
         grader.close()
-    SUMMARY[chapter] = (len(outcomes), sum(1 for o in outcomes if o.visible and not o.visible.passed),
-                        sum(1 for o in outcomes if not o.graded.passed))
+    # For the table at the end of the run (conftest.py), also from a pytest-xdist worker.
+    record_property("wrong_answers", (chapter, len(outcomes), sum(1 for o in outcomes if o.visible and not o.visible.passed),
+                                      sum(1 for o in outcomes if not o.graded.passed)))
     problems = []
     for o in outcomes:
         name = f"{o.answer}[{o.index}] ({o.klass}: {o.why[:90]})"
@@ -96,12 +97,13 @@ AGREEMENT_CHAPTER = "09_reverse_mode_internals"
 def test_corpus_grading_agrees_with_the_autograder(tmp_path):
     """With the last wrong answer of every answer cell of a chapter in one notebook, does the real
     autograder (`grader check`, hidden checks included) give each exercise the same verdict, with the
-    same words, as the corpus grading in one kernel?"""
+    same words, as the corpus grading in one kernel, and is that the visible check's failure where
+    one failed (as the corpus test assumes when it skips a graded run)?"""
     from grader.check import score
 
     chapter = AGREEMENT_CHAPTER
     sample = {gid: items[-1] for gid, items in corpus(chapter).items()}
-    grader = ChapterGrader(chapter)
+    grader = ChapterGrader(chapter, confirm=True)  # every graded test cell runs, none is implied
     try:
         one_kernel = {gid: grader.grade(gid, [item])[0] for gid, item in sample.items()}
     finally:
@@ -118,3 +120,15 @@ def test_corpus_grading_agrees_with_the_autograder(tmp_path):
         row = graded[gid.replace("_answer", "_test")]
         assert not outcome.graded.passed and row.points == 0, (gid, row, outcome.graded)
         assert row.message == outcome.graded.message, (gid, row.message, outcome.graded.message)
+        # What the corpus test takes for granted when it skips a graded run: after a visible check
+        # failed, the graded run fails that same check.
+        if outcome.visible.ename == "CheckFailed":
+            assert failed_check(outcome.graded.message) == failed_check(outcome.visible.message), (
+                gid, outcome.graded, outcome.visible)
+
+
+def failed_check(message: str) -> str:
+    """Which check a failure message is about: its first line up to "expected" (how a value is
+    written after it differs between the kernel's words and the judge's: "<class 'int'>" or
+    "builtins.int", a float32 printed as itself or as a float64)."""
+    return (message.splitlines() or [""])[0].split(" expected ")[0].strip()

@@ -84,8 +84,3 @@ def applies(chapter: str) -> dict[str, str]:
 def wrong_answers(chapter: str) -> dict[str, str]:
     """The first wrong answer of each answer cell of `chapter`, as source ({} when it has no file yet)."""
     return {grade_id: items[0].source for grade_id, items in corpus(chapter).items()}
-
-
-#: Filled by tests/test_wrong_answers.py, printed at the end of the test run (see conftest.py):
-#: chapter -> (wrong answers, caught by a visible check, caught when graded).
-SUMMARY: dict[str, tuple[int, int, int]] = {}
