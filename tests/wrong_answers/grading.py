@@ -14,7 +14,12 @@ the reference records. Then, for each wrong answer, in that same kernel:
 3. step 1 is done again (so that no state the visible run left behind counts), and the
    instructor's test cell runs as the autograder runs it, and its record is judged against the
    reference record by `grader.autograde.judge.judge`: the graded verdict, hidden checks included,
-   with the failing check's place (visible or hidden);
+   with the failing check's place (visible or hidden). When the visible run already failed a
+   check (CheckFailed), this step is skipped by default and the graded verdict is that failure:
+   the instructor's cell runs the same visible checks, in the same order, on an answer run afresh,
+   so it fails one of them or a hidden one before, and scores 0 either way (`confirm=True` runs it
+   anyway; `tests/test_wrong_answers.py` does so on a sample and finds the same verdict, word for
+   word);
 4. every later cell that reads a name the answer cell defines (a later exercise that builds on
    this one) runs again, its test cells graded the same way, so that a wrong answer is seen to
    cost its own exercise's points and only those;
@@ -22,10 +27,11 @@ the reference records. Then, for each wrong answer, in that same kernel:
 
 From the command line, for a chapter's authors (prints one line per wrong answer):
 
-    .venv/bin/python tests/wrong_answers/grading.py CHAPTER [ANSWER_ID ...] [--from FILE.py]
+    .venv/bin/python tests/wrong_answers/grading.py CHAPTER [ANSWER_ID ...] [--from FILE.py] [--confirm]
 
 (`--from` grades the WRONG table of another file of the same form, e.g. a fresh set of wrong
-answers written by someone who has not seen the checks.)
+answers written by someone who has not seen the checks; `--confirm` runs every graded test cell,
+even after a visible check failed.)
 
 A separate test (`tests/test_check.py`) grades a sample through the real autograder, to prove the
 two agree. If the kernel dies or a cell runs past its time, the kernel is started again and the
@@ -123,6 +129,7 @@ class Verdict:
     message: str = ""  # "" when passed: the first failure, as the learner would read it
     hidden: bool = False  # the failing check is a hidden one
     ename: str = ""  # visible runs: the exception the self-check raised (CheckFailed, ...)
+    implied: bool = False  # graded verdicts: not run, implied by a visible check that failed (step 3)
 
 
 @dataclass
@@ -216,8 +223,9 @@ def _role(cell) -> str:
 class ChapterGrader:
     """One chapter's reference in a kernel, and wrong answers graded against it."""
 
-    def __init__(self, chapter: str):
+    def __init__(self, chapter: str, *, confirm: bool = False):
         self.chapter = chapter
+        self.confirm = confirm  # run the graded test cell even when a visible check already failed
         self.solution = nbformat.read(solution_path(chapter), as_version=4)
         self.visible = {c.metadata.nbgrader.grade_id: visible_source(c.source) for c in self.solution.cells if _role(c) == "test"}
         self.cells = [c for c in self.solution.cells if c.cell_type == "code"]
@@ -339,10 +347,15 @@ class ChapterGrader:
                     raise _Died(outcome.visible.message)
                 # The graded run starts from the answer as freshly run, as in a submission's own
                 # kernel: state the visible run left (a list an answer appends to) is gone.
-                self._put_in_place(answer, setup, item.source)
-                outcome.graded, run = self._graded(test)
-                if run.died:
-                    raise _Died(run.died)
+                if outcome.visible.ename == "CheckFailed" and not self.confirm:
+                    outcome.graded = Verdict(False, outcome.visible.message, implied=True)
+                    if later:
+                        self._put_in_place(answer, setup, item.source)
+                else:
+                    self._put_in_place(answer, setup, item.source)
+                    outcome.graded, run = self._graded(test)
+                    if run.died:
+                        raise _Died(run.died)
                 for cell in later:
                     if _role(cell) == "test":
                         outcome.others[self._gid(cell)], run = self._graded(cell)
@@ -404,9 +417,12 @@ def main(argv: list[str] | None = None) -> int:
     if not args:
         print(__doc__)
         return 2
+    confirm = "--confirm" in args
+    if confirm:
+        args.remove("--confirm")
     chapter, only = args[0], set(args[1:])
     table = corpus(chapter) if source is None else _table_from(source)
-    grader = ChapterGrader(chapter)
+    grader = ChapterGrader(chapter, confirm=confirm)
     bad = 0
     try:
         started = time.monotonic()
@@ -417,7 +433,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             for o in grader.grade(gid, items):
                 visible = "-" if o.visible is None else "pass" if o.visible.passed else o.visible.ename or "fail"
-                graded = "FULL MARKS" if o.graded.passed else "0 (hidden)" if o.graded.hidden else "0"
+                graded = ("FULL MARKS" if o.graded.passed else "0 (hidden)" if o.graded.hidden
+                          else "0 (implied)" if o.graded.implied else "0")
                 ok = (not o.graded.passed and not o.problem and not o.answer_error
                       and all(v.passed for v in o.others.values())
                       and (o.klass not in VISIBLE or (o.visible is not None and o.visible.ename == "CheckFailed")))
