@@ -195,8 +195,8 @@ NULL_DEREFERENCE_SILU = (
 )
 
 
-#: Plain Python and NumPy (00), JAX's transformation rules (08), C++ built in the kernel (11).
-CLASS_CHAPTERS = [ch for ch in CHAPTERS if ch.startswith(("00_", "08_", "11_"))]
+#: Plain Python and NumPy (00), C++ built in the kernel (11).
+CLASS_CHAPTERS = [ch for ch in CHAPTERS if ch.startswith(("00_", "11_"))]
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +205,7 @@ def several_chapters(tmp_path_factory):
     autograde run (references of several chapters side by side in one class).
 
     Each chapter alone is graded through the same pipeline, with the same three notebooks, by
-    `grader check` in tests/test_check.py; here, three chapters of different kinds stand for the rest."""
+    `grader check` in tests/test_check.py; here, two chapters of different kinds stand for the rest."""
     import nbformat
 
     from grader.autograde import autograde
