@@ -228,7 +228,7 @@ def kernel_env(workdir: Path, *, record: bool = True) -> dict[str, str]:
         "JAX_COMPILATION_CACHE_DIR": str(workdir / ".jax-cache"),
         "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
         # One submission per core: keep each kernel's math on one thread.
-        "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
+        "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false",
         "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
         # ipykernel stops when its parent pid changes; in a new pid namespace it always looks changed.
         "JPY_PARENT_PID": "",
