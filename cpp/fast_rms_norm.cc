@@ -35,8 +35,14 @@ ffi::Error Shape(const ffi::Buffer<ffi::F32>& x, const char* who, std::int64_t* 
   return ffi::Error::Success();
 }
 
-ffi::Error SameSize(std::int64_t a, std::int64_t b, const char* who) {
-  if (a != b) return ffi::Error::InvalidArgument(std::string(who) + ": a result has the wrong size");
+// XLA checks each buffer's dtype (and rank, where bound) against the binding, but not its size: a
+// result smaller than the handler assumes would be written past its end, and a larger one would
+// come back with a tail nobody wrote. So every handler compares each size with the one it needs.
+ffi::Error SameSize(std::int64_t got, std::int64_t want, const char* who, const char* what) {
+  if (got != want) {
+    return ffi::Error::InvalidArgument(std::string(who) + ": " + what + " has " + std::to_string(got) +
+                                       " elements, expected " + std::to_string(want));
+  }
   return ffi::Error::Success();
 }
 
@@ -55,7 +61,7 @@ struct Pool {
 static ffi::Error RmsNormVecImpl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
   std::int64_t rows, n;
   if (auto err = Shape(x, "rms_norm_vec", &rows, &n); err.failure()) return err;
-  if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_vec"); err.failure()) return err;
+  if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_vec", "y"); err.failure()) return err;
   jbj_fast::ForwardRows(x.typed_data(), y->typed_data(), nullptr, 0, rows, n, eps);
   return ffi::Error::Success();
 }
@@ -72,7 +78,7 @@ static ffi::Error RmsNormFastImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<f
                                   ffi::ResultBuffer<ffi::F32> y) {
   std::int64_t rows, n;
   if (auto err = Shape(x, "rms_norm_fast", &rows, &n); err.failure()) return err;
-  if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_fast"); err.failure()) return err;
+  if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_fast", "y"); err.failure()) return err;
   const float* in = x.typed_data();
   float* out = y->typed_data();
   Pool p{pool};
@@ -95,8 +101,8 @@ static ffi::Error RmsNormFastFwdImpl(ffi::ThreadPool pool, float eps, ffi::Buffe
                                      ffi::ResultBuffer<ffi::F32> y, ffi::ResultBuffer<ffi::F32> scale) {
   std::int64_t rows, n;
   if (auto err = Shape(x, "rms_norm_fast_fwd", &rows, &n); err.failure()) return err;
-  if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_fast_fwd"); err.failure()) return err;
-  if (auto err = SameSize(scale->element_count(), rows, "rms_norm_fast_fwd"); err.failure()) return err;
+  if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_fast_fwd", "y"); err.failure()) return err;
+  if (auto err = SameSize(scale->element_count(), rows, "rms_norm_fast_fwd", "scale (one per row)"); err.failure()) return err;
   const float* in = x.typed_data();
   float* out = y->typed_data();
   float* s = scale->typed_data();
@@ -120,9 +126,9 @@ static ffi::Error RmsNormFastBwdImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32>
                                      ffi::ResultBuffer<ffi::F32> ct_x) {
   std::int64_t rows, n;
   if (auto err = Shape(x, "rms_norm_fast_bwd", &rows, &n); err.failure()) return err;
-  if (auto err = SameSize(ct_y.element_count(), x.element_count(), "rms_norm_fast_bwd"); err.failure()) return err;
-  if (auto err = SameSize(ct_x->element_count(), x.element_count(), "rms_norm_fast_bwd"); err.failure()) return err;
-  if (auto err = SameSize(scale.element_count(), rows, "rms_norm_fast_bwd"); err.failure()) return err;
+  if (auto err = SameSize(ct_y.element_count(), x.element_count(), "rms_norm_fast_bwd", "ct_y"); err.failure()) return err;
+  if (auto err = SameSize(ct_x->element_count(), x.element_count(), "rms_norm_fast_bwd", "ct_x"); err.failure()) return err;
+  if (auto err = SameSize(scale.element_count(), rows, "rms_norm_fast_bwd", "scale (one per row)"); err.failure()) return err;
   const float* s = scale.typed_data();
   const float* in = x.typed_data();
   const float* g = ct_y.typed_data();
@@ -149,6 +155,7 @@ constexpr std::int64_t kProbeChunk = 1 << 16;  // floats per task (256 KiB)
 // Reads every float once; each task's partial sum goes to its own slot of `partial`.
 static ffi::Error StreamReadImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> a,
                                  ffi::ResultBuffer<ffi::F32> total) {
+  if (auto err = SameSize(total->element_count(), 1, "stream_read", "the total"); err.failure()) return err;
   const float* in = a.typed_data();
   const std::int64_t count = a.element_count();
   const std::int64_t chunks = (count + kProbeChunk - 1) / kProbeChunk;
@@ -180,6 +187,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(StreamRead, StreamReadImpl,
 // Writes `value` into every float of `out`, which aliases the argument `a` (never read).
 static ffi::Error StreamWriteImpl(ffi::ThreadPool pool, float value, ffi::Buffer<ffi::F32> a,
                                   ffi::ResultBuffer<ffi::F32> out) {
+  if (auto err = SameSize(out->element_count(), a.element_count(), "stream_write", "out"); err.failure()) return err;
   float* o = out->typed_data();
   Pool p{pool};
   jbj_fast::ParallelFor(a.element_count(), kProbeChunk, p.helpers(), p,
@@ -200,8 +208,9 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(StreamWrite, StreamWriteImpl,
 static ffi::Error StreamTriadImpl(ffi::ThreadPool pool, float q, ffi::Buffer<ffi::F32> a,
                                   ffi::Buffer<ffi::F32> b_in, ffi::Buffer<ffi::F32> c_in,
                                   ffi::ResultBuffer<ffi::F32> out) {
-  if (b_in.element_count() != a.element_count() || c_in.element_count() != a.element_count())
-    return ffi::Error::InvalidArgument("stream_triad: a, b and c must have the same size");
+  if (auto err = SameSize(b_in.element_count(), a.element_count(), "stream_triad", "b"); err.failure()) return err;
+  if (auto err = SameSize(c_in.element_count(), a.element_count(), "stream_triad", "c"); err.failure()) return err;
+  if (auto err = SameSize(out->element_count(), a.element_count(), "stream_triad", "out"); err.failure()) return err;
   const float* bb = b_in.typed_data();
   const float* cc = c_in.typed_data();
   float* o = out->typed_data();
