@@ -91,8 +91,10 @@ static ffi::Error SameSize(const ffi::AnyBuffer& a, const ffi::AnyBuffer& b, con
   return ffi::Error::Success();
 }
 
-// Forward pass: y and each row's scale s, which the backward pass reuses.
-static ffi::Error RmsNormFwdImpl(float eps, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
+// Forward pass: y and each row's scale s, which the backward pass reuses. eps arrives as a double
+// so that the float64 and complex128 paths add it in their own precision; the 32- and 16-bit paths
+// round it to float, the precision they compute in.
+static ffi::Error RmsNormFwdImpl(double eps, ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y,
                                  ffi::Result<ffi::AnyBuffer> scale) {
   std::int64_t rows, n;
   if (ffi::Error err = RowsAndLength(x, "rms_norm_fwd", &rows, &n); err.failure()) return err;
@@ -113,7 +115,7 @@ static ffi::Error RmsNormFwdImpl(float eps, ffi::AnyBuffer x, ffi::Result<ffi::A
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFwd, RmsNormFwdImpl,
                               ffi::Ffi::Bind()
-                                  .Attr<float>("eps")
+                                  .Attr<double>("eps")
                                   .Arg<ffi::AnyBuffer>()  // x
                                   .Ret<ffi::AnyBuffer>()  // y
                                   .Ret<ffi::AnyBuffer>()  // scale, one per row

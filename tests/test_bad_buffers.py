@@ -1,5 +1,6 @@
 """C++ that refuses bad buffers: each FFI target the course registers, called with a result of the wrong
-size or a buffer of the wrong dtype, fails with an error that names it (never a crash or garbage)."""
+size or a buffer of the wrong dtype, fails with an error that names it (never a crash or garbage); and
+the float64 path of rms_norm_fwd adds eps in float64."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
 
+import jax
+import jax.numpy as jnp
+import numpy as np
 import pytest
 
 import jbj_fast_kernels
@@ -54,7 +58,7 @@ def target(library, symbol, name, args, results, attrs=None, bad_args=()):
 # rank-0 results, whose size the binding fixes; always_fails never writes.)
 TARGETS = {
     "rms_norm": target("ffi_rms_norm", "RmsNorm", "rms_norm", [X], [X], EPS),
-    "rms_norm_fwd": target("ffi_rms_norm", "RmsNormFwd", "rms_norm_fwd", [X], [X, ROWS], EPS),
+    "rms_norm_fwd": target("ffi_rms_norm", "RmsNormFwd", "rms_norm_fwd", [X], [X, ROWS], {"eps": ["float64", 1e-5]}),
     "rms_norm_bwd": target("ffi_rms_norm", "RmsNormBwd", "rms_norm_bwd", [ROWS, X, X], [X], bad_args=[0, 2]),
     "ch12.RmsNormVec": target("fast_rms_norm", "RmsNormVec", "rms_norm_vec", [X], [X], EPS),
     "ch12.RmsNormFast": target("fast_rms_norm", "RmsNormFast", "rms_norm_fast", [X], [X], EPS),
@@ -228,3 +232,30 @@ def test_every_handler_of_cpp_is_covered():
     covered = {(LIBRARIES[spec["library"]]["source"], spec["symbol"]) for spec in TARGETS.values()
                if LIBRARIES[spec["library"]]["kind"] == "file"}
     assert defined == covered
+
+
+@pytest.fixture(scope="module")
+def rms_norm_fwd():
+    """Chapter 11's rms_norm_fwd, registered in this process under a test name: x, eps -> (y, s)."""
+    build("ffi_rms_norm.cc").register_ffi_target("bad_buffers.eps.rms_norm_fwd", "RmsNormFwd")
+
+    def call(x, eps):
+        scale = np.float64 if x.dtype == np.float64 else np.float32
+        results = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape[:-1], scale))
+        return jax.ffi.ffi_call("bad_buffers.eps.rms_norm_fwd", results)(x, eps=np.float64(eps))
+    return call
+
+
+@pytest.mark.parametrize("dtype, rtol", [("float64", 1e-15), ("float32", 1e-6)])
+def test_eps_is_added_in_the_precision_of_the_data(rms_norm_fwd, dtype, rtol):
+    """Does the float64 path add eps = 0.1 in float64 (float32's 0.1 is off by 1.5e-9), and the float32 path
+    still in float32? Rows of small values make the scale s = 1 / sqrt(mean(x^2) + eps) hang on eps."""
+    x = np.random.default_rng(0).uniform(-1e-3, 1e-3, (3, 16))
+    with jax.enable_x64(True):
+        y, s = jax.jit(lambda v: rms_norm_fwd(v, 0.1))(jnp.asarray(x, dtype))
+    assert y.dtype == dtype
+    x = x.astype(dtype).astype(np.float64)
+    expected = 1 / np.sqrt(np.mean(x * x, axis=-1) + 0.1)
+    np.testing.assert_allclose(np.asarray(s, np.float64), expected, rtol=rtol, atol=0)
+    if dtype == "float64":   # eps rounded to float32 would be caught here
+        assert np.max(np.abs(1 / np.sqrt(np.mean(x * x, axis=-1) + np.float64(np.float32(0.1))) / expected - 1)) > 1e-9
