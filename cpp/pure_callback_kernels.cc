@@ -16,7 +16,8 @@ void pcb_sigmoid_f32(const float* x, float* y, std::int64_t n) {
   jbj::SigmoidValues(x, y, static_cast<std::size_t>(n));
 }
 
-// Writes the mean and variance of each row of the (rows, n) C-ordered matrix x.
+// Writes the mean and variance of each row of the (rows, n) C-ordered matrix x; NaN for both
+// when n == 0 (empty rows).
 void pcb_row_moments_f32(const float* x, std::int64_t rows, std::int64_t n, float* mean,
                          float* var) {
   jbj::RowMoments(x, static_cast<std::size_t>(rows), static_cast<std::size_t>(n), mean, var);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 namespace jbj {
 
@@ -35,8 +36,14 @@ void SigmoidValues(const T* x, T* y, std::size_t n) {
 // Mean and (population) variance of each of `rows` rows of length `n` stored one after another.
 // The variance is computed around the mean in a second pass, which is more accurate than
 // E[x^2] - E[x]^2 when the values are large compared with their spread.
+// An empty row (n == 0) has no mean: both are NaN, as NumPy's mean and var of an empty row are,
+// set without dividing by zero.
 template <typename T>
 void RowMoments(const T* x, std::size_t rows, std::size_t n, T* mean, T* var) {
+  if (n == 0) {
+    for (std::size_t r = 0; r < rows; ++r) mean[r] = var[r] = std::numeric_limits<T>::quiet_NaN();
+    return;
+  }
   for (std::size_t r = 0; r < rows; ++r) {
     const T* row = x + r * n;
     T sum = 0;

@@ -1,15 +1,17 @@
 """C++ that refuses bad buffers: each FFI target the course registers, called with a result of the wrong
-size or a buffer of the wrong dtype, fails with an error that names it (never a crash or garbage); and
-the float64 path of rms_norm_fwd adds eps in float64."""
+size or a buffer of the wrong dtype, fails with an error that names it (never a crash or garbage); the
+float64 path of rms_norm_fwd adds eps in float64; and the ctypes row moments of an empty row are NaN."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import re
 import signal
 import subprocess
 import sys
 import textwrap
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import jax
@@ -259,3 +261,65 @@ def test_eps_is_added_in_the_precision_of_the_data(rms_norm_fwd, dtype, rtol):
     np.testing.assert_allclose(np.asarray(s, np.float64), expected, rtol=rtol, atol=0)
     if dtype == "float64":   # eps rounded to float32 would be caught here
         assert np.max(np.abs(1 / np.sqrt(np.mean(x * x, axis=-1) + np.float64(np.float32(0.1))) / expected - 1)) > 1e-9
+
+
+@pytest.fixture(scope="module")
+def row_moments():
+    """Chapter 04's ctypes row moments: row_moments(x) -> (mean, var) of each row of a 2-D float32 array."""
+    f32 = np.ctypeslib.ndpointer(dtype=np.float32, flags="C_CONTIGUOUS")
+    fn = build("pure_callback_kernels.cc").function(
+        "pcb_row_moments_f32", argtypes=[f32, ctypes.c_int64, ctypes.c_int64, f32, f32], restype=None)
+
+    def call(x):
+        rows, n = x.shape
+        mean, var = np.full(rows, 7.0, np.float32), np.full(rows, 7.0, np.float32)   # 7: not written yet
+        fn(np.ascontiguousarray(x, np.float32), rows, n, mean, var)
+        return mean, var
+    return call
+
+
+def test_row_moments_of_empty_rows_are_nan_like_numpys(row_moments):
+    """Do rows of length 0 give NaN for mean and variance, as NumPy's mean and var of an empty row do,
+    without a division by zero; and do other rows still match NumPy?"""
+    empty = np.zeros((3, 0), np.float32)
+    mean, var = row_moments(empty)
+    assert np.isnan(mean).all() and np.isnan(var).all()
+    with warnings.catch_warnings(record=True):   # NumPy warns "Mean of empty slice"
+        warnings.simplefilter("always")
+        assert np.isnan(np.mean(empty, axis=-1)).all() and np.isnan(np.var(empty, axis=-1)).all()
+    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    mean, var = row_moments(x)
+    np.testing.assert_allclose(mean, x.mean(-1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(var, x.var(-1), rtol=1e-5, atol=1e-6)
+
+
+def test_row_moments_of_no_rows_write_nothing(row_moments):
+    """Does a (0, n) matrix, empty rows or not, leave the (empty) outputs alone and not crash?"""
+    for shape in [(0, 5), (0, 0)]:
+        mean, var = row_moments(np.zeros(shape, np.float32))
+        assert mean.shape == var.shape == (0,)
+
+
+def test_row_moments_of_empty_rows_do_not_divide_by_zero():
+    """With floating-point traps on (0/0 then stops the process with SIGFPE), do empty rows still give NaN?
+    That is, is NaN set, not computed as 0 / 0?"""
+    script = textwrap.dedent("""
+        import ctypes, numpy as np
+        from grader.builder import build
+        f32 = np.ctypeslib.ndpointer(dtype=np.float32, flags="C_CONTIGUOUS")
+        fn = build("pure_callback_kernels.cc").function(
+            "pcb_row_moments_f32", argtypes=[f32, ctypes.c_int64, ctypes.c_int64, f32, f32], restype=None)
+        mean, var = np.zeros(3, np.float32), np.zeros(3, np.float32)
+        libm = ctypes.CDLL("libm.so.6")
+        # FE_INVALID | FE_DIVBYZERO, as glibc numbers them on x86; -1 where traps are not supported.
+        if libm.feenableexcept(0x01 | 0x04) == -1:
+            print("no traps")
+        else:
+            fn(np.zeros((3, 0), np.float32), 3, 0, mean, var)
+            print(np.isnan(mean).all() and np.isnan(var).all())
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert proc.returncode == 0, f"the process ended with {proc.returncode}, {proc.stderr[-1500:]}"
+    if proc.stdout.strip() == "no traps":
+        pytest.skip("this CPU or C library cannot trap floating-point exceptions")
+    assert proc.stdout.strip() == "True"
