@@ -117,7 +117,42 @@ def test_true_raises_and_answers_records():
     quiz = _cell(_record("answers", {"q1": "b", "q2": "a"}, choices="abc"))
     assert judge("Quiz", quiz, _cell(_record("answers", {"q1": " B ", "q2": "a"}, choices="abc"))).passed
     verdict = judge("Quiz", quiz, _cell(_record("answers", {"q1": "b", "q2": "c"}, choices="abc")))
-    assert verdict.message == "Quiz: 1 of 2 answers are wrong: q2"
+    assert verdict.message == "Quiz: 1 of 2 answers are wrong: q2\nhint: re-read the section each question is about"
+
+
+def test_the_grader_words_a_failed_raises_or_quiz_as_the_learner_saw_it():
+    """Does the judge's message for a wrong exception, a missing one, a message without its match and
+    a wrong quiz answer read exactly as the failed self-check read in the learner's kernel?"""
+    def kernel_message(check):
+        try:
+            with checks.exercise("E"):
+                check()
+        except checks.CheckFailed as failure:
+            return str(failure)
+        raise AssertionError("the check passed")
+
+    def bad_rank():
+        raise TypeError("bad rank for f")
+
+    def bad_value():
+        raise ValueError("no such thing")
+
+    cases = [(bad_value, "builtins.TypeError", None), (lambda: 1, "builtins.TypeError", None),
+             (bad_rank, "builtins.TypeError", "shape")]
+    for fn, error, match in cases:
+        in_kernel = kernel_message(lambda: checks.raises(TypeError, fn, what="f(1)", match=match, hint="see section 2"))
+        try:
+            fn()
+            got = None
+        except Exception as err:
+            got = {"types": [f"builtins.{t.__name__}" for t in type(err).__mro__], "message": str(err)}
+        ref = _cell({"kind": "raises", "got": record.encode({"types": ["builtins.TypeError"], "message": "bad rank"}),
+                     "what": "f(1)", "error": error, "match": match, "hint": "see section 2"})
+        student = _cell({"kind": "raises", "got": record.encode(got), "what": "f(1)", "error": error, "match": match})
+        assert judge("E", ref, student).message == in_kernel
+    in_kernel = kernel_message(lambda: checks.answers({"q1": "b", "q2": "c"}, key={"q1": "b", "q2": "a"}))
+    quiz = _cell(_record("answers", {"q1": "b", "q2": "a"}, choices="abc"))
+    assert judge("E", quiz, _cell(_record("answers", {"q1": "b", "q2": "c"}, choices="abc"))).message == in_kernel
 
 
 def test_checks_record_instead_of_judging_when_grading(monkeypatch, capsys):

@@ -109,17 +109,20 @@ def _compare(label: str, ref: dict, got: dict) -> str:
         expected, given = record.decode(ref["got"]), record.decode(got["got"])
         wrong = [name for name, right in expected.items()
                  if type(given.get(name)) is not str or given[name].strip().lower() != right.strip().lower()]
-        return f"{label}: {len(wrong)} of {len(expected)} answers are wrong: {', '.join(wrong)}" if wrong else ""
-    if kind == "raises":
+        return (f"{label}: {len(wrong)} of {len(expected)} answers are wrong: {', '.join(wrong)}\nhint: {checks.QUIZ_HINT}"
+                if wrong else "")
+    if kind == "raises":  # in the words of checks.raises
         raised = record.decode(got["got"])
         error, match = ref["error"], ref.get("match")
         short = error.rsplit(".", 1)[-1]
+        hint = f"\nhint: {ref['hint']}" if ref.get("hint") else ""
         if raised is None:
-            return f"{label}: {what}: expected {short}, but nothing was raised"
+            return f"{label}: {what}: expected {short}, but nothing was raised{hint}"
+        name, message = raised["types"][0].rsplit(".", 1)[-1], checks.short(str(raised.get("message", "")))
         if error not in raised["types"]:
-            return f"{label}: {what}: expected {short}, got {raised['types'][0].rsplit('.', 1)[-1]}"
+            return f"{label}: {what}: expected {short}, got {name}: {message}{hint}"
         if match is not None and match not in raised["message"]:
-            return f"{label}: {what}: raised {short} as expected, but its message lacks {match!r}"
+            return f"{label}: {what}: raised {name} as expected, but its message lacks {match!r}: {message}{hint}"
         return ""
     if kind not in ("close", "equal"):
         return f"{label}: unknown check {kind!r}"

@@ -129,6 +129,9 @@ def _short(value: Any, limit: int = 80, whole: int = 160) -> str:
     return text if len(text) <= max(limit, whole) else text[: limit - 1] + "…"
 
 
+short = _short  # the grader (judge) writes a recorded value in the same words
+
+
 @contextmanager
 def exercise(label: int | str, *answers: str) -> Iterator[None]:
     """Run the checks of one exercise and report the outcome in a line.
@@ -295,6 +298,10 @@ def answer_hash(salt: str, name: str, letter: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+#: What a wrong quiz answer is told (in the kernel and by the grader alike).
+QUIZ_HINT = "re-read the section each question is about"
+
+
 def answers(given: dict[str, Any], *, choices: str | None = None, key: dict[str, str] | None = None,
             hashes: dict[str, str] | None = None, salt: str = "") -> None:
     """Multiple-choice answers: each one a single letter from `choices`; with `key` (hidden, the
@@ -316,10 +323,10 @@ def answers(given: dict[str, Any], *, choices: str | None = None, key: dict[str,
                  if type(given.get(name)) is not str or str.lower(str.strip(given[name])) != right]
         if wrong:
             _fail(f"{len(wrong)} of {len(key)} answers are wrong: {', '.join(wrong)}",
-                  "re-read the section each question is about")
+                  QUIZ_HINT)
     if hashes is not None:
         wrong = [name for name, digest in hashes.items()
                  if type(given.get(name)) is not str or answer_hash(salt, name, given[name]) != digest]
         if wrong:
             _fail(f"{len(wrong)} of {len(hashes)} answers are wrong: {', '.join(wrong)}",
-                  "re-read the section each question is about")
+                  QUIZ_HINT)
