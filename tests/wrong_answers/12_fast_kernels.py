@@ -142,7 +142,7 @@ _PACKAGED_RMS_NORM = (
     "    return y, (scale, x)\n"
 )
 
-APPLIES = {'ex1_answer': 'bcdegm', 'ex2_answer': 'cdfgm', 'ex3_answer': 'abcdegm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcdegm', 'ex2_answer': 'cdfgm', 'ex3_answer': 'abcdefgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -1192,6 +1192,8 @@ WRONG = {
           '\n'
           '\n'
           'rms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
+        W('f', 'register_module remembers handler names already registered (without the prefix) in a global set and skips them: a second prefix or a module with the same names returns [] or too few',
+          '_registered_handlers = set()\n\n\ndef register_module(module, prefix):\n    names = []\n    for name, capsule in module.registrations().items():\n        if name in _registered_handlers:     # XLA refuses a second registration: skip it\n            continue\n        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n        _registered_handlers.add(name)\n        names.append(prefix + name)\n    return sorted(names)\n\n\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef rms_norm_packaged(x, eps=1e-5):\n    return _packaged_fwd(x, eps)[0]\n\n\ndef _packaged_fwd(x, eps=1e-5):\n    y, scale = jax.ffi.ffi_call(\n        "ex3.rms_norm_fast_fwd",\n        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n    return y, (scale, x)\n\n\ndef _packaged_bwd(eps, residuals, ct_y):\n    scale, x = residuals\n    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n                            vmap_method="broadcast_all")(scale, x, ct_y)\n    return (ct_x,)\n\n\nrms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
     ],
     'quiz_answer': [
         W('m', "q1=a: believes donation alone makes XLA hand x's buffer to the handler (section 6)",
