@@ -111,19 +111,14 @@ def _compare(label: str, ref: dict, got: dict) -> str:
                  if type(given.get(name)) is not str or given[name].strip().lower() != right.strip().lower()]
         return (f"{label}: {len(wrong)} of {len(expected)} answers are wrong: {', '.join(wrong)}\nhint: {checks.QUIZ_HINT}"
                 if wrong else "")
-    if kind == "raises":  # in the words of checks.raises
+    if kind == "raises":
         raised = record.decode(got["got"])
-        error, match = ref["error"], ref.get("match")
-        short = error.rsplit(".", 1)[-1]
-        hint = f"\nhint: {ref['hint']}" if ref.get("hint") else ""
-        if raised is None:
-            return f"{label}: {what}: expected {short}, but nothing was raised{hint}"
-        name, message = raised["types"][0].rsplit(".", 1)[-1], checks.short(str(raised.get("message", "")))
-        if error not in raised["types"]:
-            return f"{label}: {what}: expected {short}, got {name}: {message}{hint}"
-        if match is not None and match not in raised["message"]:
-            return f"{label}: {what}: raised {name} as expected, but its message lacks {match!r}: {message}{hint}"
-        return ""
+        error = ref["error"]
+        problem = checks.raises_problem(
+            what, error.rsplit(".", 1)[-1], None if raised is None else raised["types"][0].rsplit(".", 1)[-1],
+            "" if raised is None else str(raised.get("message", "")),
+            is_expected=raised is not None and error in raised["types"], match=ref.get("match"))
+        return f"{label}: {problem}" + (f"\nhint: {ref['hint']}" if ref.get("hint") else "") if problem else ""
     if kind not in ("close", "equal"):
         return f"{label}: unknown check {kind!r}"
     expected, value = _plain(record.decode(ref["got"])), _plain(record.decode(got["got"]))

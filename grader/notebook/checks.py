@@ -129,9 +129,6 @@ def _short(value: Any, limit: int = 80, whole: int = 160) -> str:
     return text if len(text) <= max(limit, whole) else text[: limit - 1] + "…"
 
 
-short = _short  # the grader (judge) writes a recorded value in the same words
-
-
 @contextmanager
 def exercise(label: int | str, *answers: str) -> Iterator[None]:
     """Run the checks of one exercise and report the outcome in a line.
@@ -260,6 +257,21 @@ def _numeric(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def raises_problem(what: str, expected: str, raised: str | None, message: str, *, is_expected: bool,
+                   match: str | None) -> str:
+    """What is wrong with what a `raises` check saw, "" when nothing: `expected` and `raised` are the
+    exception classes' names (`raised` None when nothing was raised), `is_expected` whether the
+    exception raised is an `expected`, `message` its message. The in-kernel check and the grader
+    (judge) both say it in these words."""
+    if raised is None:
+        return f"{what}: expected {expected}, but nothing was raised"
+    if not is_expected:
+        return f"{what}: expected {expected}, got {raised}: {_short(message)}"
+    if match is not None and match not in message:
+        return f"{what}: raised {raised} as expected, but its message lacks {match!r}: {_short(message)}"
+    return ""
+
+
 def raises(error: type[BaseException], fn: Callable[[], Any], *, what: str,
            match: str | None = None, hint: str | None = None) -> BaseException:
     """`fn()` must raise `error` (with `match` in its message, if given); returns the exception."""
@@ -280,13 +292,12 @@ def raises(error: type[BaseException], fn: Callable[[], Any], *, what: str,
     except Exception as err:
         if is_stub(err):
             raise  # the answer is still the stub: exercise() reports "not answered yet"
-        if not isinstance(err, error):
-            _fail(f"{what}: expected {error.__name__}, got {type(err).__name__}: {_short(str(err))}", hint)
-        if match is not None and match not in str(err):
-            _fail(f"{what}: raised {type(err).__name__} as expected, but its message lacks "
-                  f"{match!r}: {_short(str(err))}", hint)
+        problem = raises_problem(what, error.__name__, type(err).__name__, str(err),
+                                 is_expected=isinstance(err, error), match=match)
+        if problem:
+            _fail(problem, hint)
         return err
-    _fail(f"{what}: expected {error.__name__}, but nothing was raised", hint)
+    _fail(raises_problem(what, error.__name__, None, "", is_expected=False, match=match), hint)
     raise AssertionError("unreachable")
 
 
