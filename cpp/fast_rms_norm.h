@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 namespace jbj_fast {
@@ -76,6 +78,9 @@ inline void BackwardRows(const float* scale, const float* x, const float* ct_y, 
 // tasks handed to `schedule`. The calling thread takes chunks too, so the work finishes even if
 // the pool is busy and no helper ever starts; a helper that starts late finds no chunk left and
 // returns. The shared state lives as long as the last task that holds it, never on our stack.
+// When its own chunks are done, the calling thread sleeps until the last chunk is: the thread that
+// finishes the last chunk wakes it. (The benchmark builds a copy with -DJBJ_SPIN_WAIT, which
+// instead polls the counter and yields the core, to measure what sleeping costs.)
 template <typename Schedule, typename Body>
 void ParallelFor(std::int64_t count, std::int64_t chunk, int helpers, Schedule&& schedule,
                  Body&& body) {
@@ -90,20 +95,36 @@ void ParallelFor(std::int64_t count, std::int64_t chunk, int helpers, Schedule&&
   struct State {
     std::atomic<std::int64_t> next{0};
     std::atomic<std::int64_t> done{0};
+    std::mutex mutex;
+    std::condition_variable all_done;
   };
   auto state = std::make_shared<State>();
   // A chunk's body runs only while it is claimed, and the caller returns only when every chunk is
   // done, so `body` (and what it points to) outlives every use; a helper that starts late touches
-  // nothing but `state`, which it co-owns.
+  // nothing but `state`, which it co-owns (so the mutex and condition variable it notifies through
+  // are still alive even if the caller has already returned).
   auto run = [state, count, chunk, chunks, body_ptr = &body]() {
     for (std::int64_t c = state->next.fetch_add(1); c < chunks; c = state->next.fetch_add(1)) {
       (*body_ptr)(c * chunk, std::min(count, (c + 1) * chunk));
-      state->done.fetch_add(1, std::memory_order_release);
+      if (state->done.fetch_add(1, std::memory_order_acq_rel) + 1 == chunks) {
+        // The last chunk. Taking the mutex orders this wake-up after the caller's check of `done`
+        // (made under the same mutex): either the caller saw every chunk done, or it is already
+        // asleep on `all_done` and this notify wakes it. No wake-up is lost.
+        { std::lock_guard<std::mutex> lock(state->mutex); }
+        state->all_done.notify_one();
+      }
     }
   };
   for (int h = 0; h < helpers; ++h) schedule(run);
   run();
+#ifdef JBJ_SPIN_WAIT
   while (state->done.load(std::memory_order_acquire) < chunks) std::this_thread::yield();
+#else
+  if (state->done.load(std::memory_order_acquire) < chunks) {
+    std::unique_lock<std::mutex> lock(state->mutex);
+    state->all_done.wait(lock, [&] { return state->done.load(std::memory_order_acquire) == chunks; });
+  }
+#endif
 }
 
 }  // namespace jbj_fast
