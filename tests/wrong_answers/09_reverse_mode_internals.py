@@ -104,121 +104,178 @@ WRONG = {
           '    out, f_lin = jax.linearize(f, *primals)            # the forward pass, once\n'
           '    f_T = jax.linear_transpose(f_lin, *primals)\n'
           '    return out, lambda ct: (f_T(ct)[0],)               # one cotangent, as a tuple\n'),
+        W('c', "section 1's vjp_of_one for several primals: passes the primals themselves as linear_transpose's examples, so an integer or boolean leaf is given an integer tangent type and fails",
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)             # the forward pass, once\n'
+          '    return out, jax.linear_transpose(f_lin, *primals)  # the backward pass: transpose the linear part\n'),
+        W('c', 'gives float0 examples to integer leaves only (jnp.integer): a boolean mask still gets a bool tangent type and fails',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)\n'
+          '    def example(p):\n'
+          '        if jnp.issubdtype(jnp.result_type(p), jnp.integer):\n'
+          '            return jax.ShapeDtypeStruct(jnp.shape(p), jax.dtypes.float0)\n'
+          '        return p\n'
+          '    return out, jax.linear_transpose(f_lin, *jax.tree.map(example, primals))\n'),
+        W('m', 'closes over the integer and boolean leaves and differentiates the floating ones only, returning zeros of the integer dtype for the others instead of float0',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    leaves, treedef = jax.tree.flatten(primals)\n'
+          '    is_float = [jnp.issubdtype(jnp.result_type(l), jnp.inexact) for l in leaves]\n'
+          '    floats = [l for l, fl in zip(leaves, is_float) if fl]\n'
+          '    def on_floats(*fs):\n'
+          '        it = iter(fs)\n'
+          '        return f(*jax.tree.unflatten(treedef, [next(it) if fl else l for l, fl in zip(leaves, is_float)]))\n'
+          '    out, f_lin = jax.linearize(on_floats, *floats)\n'
+          '    f_T = jax.linear_transpose(f_lin, *floats)\n'
+          '    def vjp_fn(ct):\n'
+          '        it = iter(f_T(ct))\n'
+          '        cts = [next(it) if fl else jnp.zeros_like(l) for l, fl in zip(leaves, is_float)]   # zero cotangent for an int\n'
+          '        return tuple(jax.tree.unflatten(treedef, cts))\n'
+          '    return out, vjp_fn\n'),
+        W('m', 'returns None for an integer or boolean leaf, as a transpose rule does for a known operand, instead of a float0 array',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)\n'
+          '    is_float = lambda p: jnp.issubdtype(jnp.result_type(p), jnp.inexact)\n'
+          '    examples = jax.tree.map(lambda p: p if is_float(p) else jax.ShapeDtypeStruct(jnp.shape(p), jax.dtypes.float0), primals)\n'
+          '    f_T = jax.linear_transpose(f_lin, *examples)\n'
+          '    def vjp_fn(ct):\n'
+          '        return tuple(jax.tree.map(lambda c, p: c if is_float(p) else None, f_T(ct), primals))\n'
+          '    return out, vjp_fn\n'),
+        W('m', 'casts every primal to float32 before linearizing, so integer leaves get float32 cotangents (and f computes integer outputs in float32)',
+          'def vjp_via_linearize(f, *primals):\n'
+          '    as_float = jax.tree.map(lambda p: jnp.asarray(p, jnp.float32) if not jnp.issubdtype(jnp.result_type(p), jnp.inexact) else p, primals)\n'
+          '    out, f_lin = jax.linearize(f, *as_float)\n'
+          '    return out, jax.linear_transpose(f_lin, *as_float)\n'),
+        W('c', "turns integer cotangents in ct into float0 but builds the examples from the primals as they are: an integer primal still fails (only the output side is handled)",
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = jax.linearize(f, *primals)\n'
+          '    f_T = jax.linear_transpose(f_lin, *primals)\n'
+          '    def vjp_fn(ct):\n'
+          '        ct = jax.tree.map(lambda c, o: np.zeros(jnp.shape(o), jax.dtypes.float0)\n'
+          '                          if not jnp.issubdtype(jnp.result_type(o), jnp.inexact) else c, ct, out)\n'
+          '        return f_T(ct)\n'
+          '    return out, vjp_fn\n'),
     ],
     'ex2_answer': [
-        W('m', 'Takes the transpose of a linear primitive to be the primitive itself: sums in the same direction instead of the opposite one.',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+        W('m', "section 5's running-total transpose with the weights left out: sums ct the other way but never multiplies by the known operand",
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
           '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    return (running_sum_p.bind(ct, axis=axis, reverse=reverse),)\n'
+          '        return tuple(ad.Zero(o.aval.to_tangent_aval()) if ad.is_undefined_primal(o) else None for o in (w, v))\n'
+          '    back = jax.lax.cumsum(ct, axis=axis, reverse=not reverse)\n'
+          '    return tuple(back if ad.is_undefined_primal(o) else None for o in (w, v))\n'
           '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('b', 'Sums the other way through the wrapper without passing axis, so always along the last axis: right for 1-d arrays only.',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('m', 'multiplies the cotangent by the known operand before the reversed sum instead of after it: sum of w_i ct_i instead of w_j times the sum of ct_i',
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
+          '    if ad.is_undefined_primal(v):\n'
+          '        if type(ct) is ad.Zero:\n'
+          '            return (None, ad.Zero(v.aval.to_tangent_aval()))\n'
+          '        return (None, jax.lax.cumsum(w * ct, axis=axis, reverse=not reverse))\n'
           '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    return (running_sum(ct, reverse=not reverse),)\n'
+          '        return (ad.Zero(w.aval.to_tangent_aval()), None)\n'
+          '    return (jax.lax.cumsum(v * ct, axis=axis, reverse=not reverse), None)\n'
           '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('a', 'returns the count of outputs each element fed (n-i, or i+1 reversed), ignoring ct: right only for grad of running_sum(...).sum()',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('m', 'treats v as the only linear operand (as if w were a fixed weight): the gradient with respect to w fails',
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
           '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    # x_i fed n - i outputs (i + 1 when reversed): that many times the cotangent\n'
-          '    n = v.aval.shape[axis]\n'
-          '    counts = jnp.arange(1, n + 1) if reverse else jnp.arange(n, 0, -1)\n'
-          '    shape = [1] * len(v.aval.shape)\n'
-          '    shape[axis] = n\n'
-          '    return (jnp.broadcast_to(counts.reshape(shape).astype(ct.dtype), v.aval.shape),)\n'
+          '        return (None, ad.Zero(v.aval.to_tangent_aval()))\n'
+          '    return (None, w * jax.lax.cumsum(ct, axis=axis, reverse=not reverse))\n'
           '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('b', 'always sums from the end (reverse=True), ignoring the reverse parameter: right for reverse=False, wrong for reverse=True',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('m', 'returns the two entries in the wrong order (the undefined operand first, whichever it is)',
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
+          '    linear, known = (w, v) if ad.is_undefined_primal(w) else (v, w)\n'
           '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    # x_i fed every output from i onwards: sum the cotangents from the end\n'
-          '    return (running_sum_p.bind(ct, axis=axis, reverse=True),)\n'
+          '        return (ad.Zero(linear.aval.to_tangent_aval()), None)\n'
+          '    return (known * jax.lax.cumsum(ct, axis=axis, reverse=not reverse), None)\n'
           '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('m', 'sums in the same direction as the forward pass, as if the transpose of a running sum were itself',
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return tuple(ad.Zero(o.aval.to_tangent_aval()) if ad.is_undefined_primal(o) else None for o in (w, v))\n'
+          '    known = v if ad.is_undefined_primal(w) else w\n'
+          '    back = known * jax.lax.cumsum(ct, axis=axis, reverse=reverse)\n'
+          '    return (back, None) if ad.is_undefined_primal(w) else (None, back)\n'
+          '\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('m', "no symbolic-zero branch: called with an ad.Zero cotangent the rule raises instead of returning a Zero for the undefined operand",
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
+          '    known = v if ad.is_undefined_primal(w) else w\n'
+          '    back = known * jax.lax.cumsum(ct, axis=axis, reverse=not reverse)\n'
+          '    return (back, None) if ad.is_undefined_primal(w) else (None, back)\n'
+          '\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('b', 'always sums from the end (reverse=True), ignoring the reverse parameter: right for reverse=False only',
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return tuple(ad.Zero(o.aval.to_tangent_aval()) if ad.is_undefined_primal(o) else None for o in (w, v))\n'
+          '    known = v if ad.is_undefined_primal(w) else w\n'
+          '    back = known * jax.lax.cumsum(ct, axis=axis, reverse=True)\n'
+          '    return (back, None) if ad.is_undefined_primal(w) else (None, back)\n'
+          '\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('b', 'sums along the last axis whatever axis is: right for 1-d arrays and axis=-1 only',
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return tuple(ad.Zero(o.aval.to_tangent_aval()) if ad.is_undefined_primal(o) else None for o in (w, v))\n'
+          '    known = v if ad.is_undefined_primal(w) else w\n'
+          '    back = known * jnp.flip(jnp.cumsum(jnp.flip(ct, -1), axis=-1), -1) if not reverse else known * jnp.cumsum(ct, axis=-1)\n'
+          '    return (back, None) if ad.is_undefined_primal(w) else (None, back)\n'
+          '\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('a', 'multiplies the known operand by the number of outputs each element fed, ignoring ct: right only for grad of a plain .sum()',
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
+          '    if type(ct) is ad.Zero:\n'
+          '        return tuple(ad.Zero(o.aval.to_tangent_aval()) if ad.is_undefined_primal(o) else None for o in (w, v))\n'
+          '    known = v if ad.is_undefined_primal(w) else w\n'
+          '    n = known.shape[axis]\n'
+          '    fed = (jnp.arange(1, n + 1) if reverse else jnp.arange(n, 0, -1)).astype(known.dtype)\n'
+          '    back = known * fed.reshape([n if a == axis else 1 for a in range(known.ndim)])\n'
+          '    return (back, None) if ad.is_undefined_primal(w) else (None, back)\n'
+          '\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
         W('c', 'transposes with a float32 triangular matrix of ones: values right, but bfloat16 cotangents come back as float32',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
           '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    # the Jacobian is triangular; its transpose is the other triangle\n'
-          '    n = v.aval.shape[axis]\n'
-          '    tri = jnp.tril(jnp.ones((n, n))) if not reverse else jnp.triu(jnp.ones((n, n)))\n'
-          '    moved = jnp.moveaxis(ct, axis, -1)\n'
-          '    return (jnp.moveaxis(moved @ tri, -1, axis),)\n'
+          '        return tuple(ad.Zero(o.aval.to_tangent_aval()) if ad.is_undefined_primal(o) else None for o in (w, v))\n'
+          '    known = v if ad.is_undefined_primal(w) else w\n'
+          '    n = ct.shape[axis]\n'
+          '    tri = jnp.triu(jnp.ones((n, n))) if reverse else jnp.tril(jnp.ones((n, n)))   # the other triangle\n'
+          '    back = known * jnp.moveaxis(jnp.moveaxis(ct, axis, -1) @ tri, -1, axis)\n'
+          '    return (back, None) if ad.is_undefined_primal(w) else (None, back)\n'
           '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('c', 'reverses the cotangent with ct[::-1], i.e. along axis 0 whatever axis is: right for 1-D and axis=0, wrong for axis=1 / -1 of a 2-D or 3-D array',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('g', "jnp.cumsum without an axis (it flattens), written for 1-d examples: 2-d inputs get a flat cotangent",
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
           '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    flipped = jnp.cumsum(ct[::-1], axis=axis)[::-1]          # a reversed cumsum\n'
-          '    return (flipped if not reverse else jnp.cumsum(ct, axis=axis),)\n'
+          '        return tuple(ad.Zero(o.aval.to_tangent_aval()) if ad.is_undefined_primal(o) else None for o in (w, v))\n'
+          '    known = v if ad.is_undefined_primal(w) else w\n'
+          '    back = known * (jnp.cumsum(ct) if reverse else jnp.cumsum(ct[::-1])[::-1])\n'
+          '    return (back, None) if ad.is_undefined_primal(w) else (None, back)\n'
           '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('g', "jnp.cumsum without an axis (flattens), written for the text's 1-D example: 2-D inputs get a flat cotangent and fail",
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('e', 'transposes in NumPy: eager grad works, jit(grad), vmap(grad) and second derivatives raise TracerArrayConversionError',
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
           '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    if reverse:\n'
-          '        return (jnp.cumsum(ct),)\n'
-          '    return (jnp.cumsum(ct[::-1])[::-1],)                       # sum from the end\n'
-          '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('e', 'transposes in NumPy: eager grad works, jit(grad), vmap(grad), grad of grad and check_grads order 2 raise TracerArrayConversionError',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
-          '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
+          '        return tuple(ad.Zero(o.aval.to_tangent_aval()) if ad.is_undefined_primal(o) else None for o in (w, v))\n'
+          '    known = np.asarray(v if ad.is_undefined_primal(w) else w)\n'
           '    ct = np.asarray(ct)\n'
-          '    flipped = np.flip(np.cumsum(np.flip(ct, axis), axis=axis), axis)\n'
-          '    return (flipped if not reverse else np.cumsum(ct, axis=axis),)\n'
+          '    summed = np.cumsum(ct, axis=axis) if reverse else np.flip(np.cumsum(np.flip(ct, axis), axis=axis), axis)\n'
+          '    back = jnp.asarray(known * summed)\n'
+          '    return (back, None) if ad.is_undefined_primal(w) else (None, back)\n'
           '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('m', "no symbolic-zero branch: called with an ad.Zero cotangent the rule raises instead of returning (Zero(v's tangent aval),)",
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
-          '    return (running_sum_p.bind(ct, axis=axis, reverse=not reverse),)\n'
-          '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('a', 'scales ct by the number of outputs each x_i fed: right for uniform cotangents (.sum()), wrong for weighted losses',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+        W('m', 'returns a cotangent for the known operand too (ct summed the other way, times nothing), where a transpose rule returns None',
+          'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n'
           '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    # x_i fed every output from i onwards (up to i when reversed): scale by how many outputs it fed\n'
-          '    n = v.aval.shape[axis]\n'
-          '    i = jnp.arange(n, dtype=ct.dtype)\n'
-          '    fed = i + 1 if reverse else n - i\n'
-          '    fed = fed.reshape([n if a == axis else 1 for a in range(ct.ndim)])\n'
-          '    return (ct * fed,)\n'
+          '        return tuple(ad.Zero(o.aval.to_tangent_aval()) if ad.is_undefined_primal(o) else None for o in (w, v))\n'
+          '    summed = jax.lax.cumsum(ct, axis=axis, reverse=not reverse)\n'
+          '    if ad.is_undefined_primal(w):\n'
+          '        return (v * summed, summed)\n'
+          '    return (summed, w * summed)\n'
           '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('c', 'reverse=False branch flips with ct[::-1] (axis 0): right for vectors and axis=0, wrong for axis=1/-1 on matrices',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
-          '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    if reverse:                                        # x_i fed outputs 0..i: a forward running sum\n'
-          '        return (running_sum_p.bind(ct, axis=axis, reverse=False),)\n'
-          '    # x_i fed outputs i..n-1: flip, running sum, flip back\n'
-          '    return (running_sum_p.bind(ct[::-1], axis=axis, reverse=False)[::-1],)\n'
-          '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('e', 'skips work with `not jnp.any(ct)`: eager grad right, TracerBoolConversionError under jit(grad) and second order',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
-          '    if type(ct) is ad.Zero or not jnp.any(ct):         # nothing flows back: skip the work\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    return (running_sum_p.bind(ct, axis=axis, reverse=not reverse),)\n'
-          '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
-        W('g', 'transposes along the last axis (ct.ndim - 1) whatever axis is: right for the default axis=-1, wrong for axis=0 on matrices',
-          'def running_sum_transpose(ct, v, *, axis, reverse):\n'
-          '    if type(ct) is ad.Zero:\n'
-          '        return (ad.Zero(v.aval.to_tangent_aval()),)\n'
-          '    # sum the other way along the running axis, the last one\n'
-          '    return (running_sum_p.bind(ct, axis=ct.ndim - 1, reverse=not reverse),)\n'
-          '\n'
-          'ad.primitive_transposes[running_sum_p] = running_sum_transpose\n'),
+          'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
     ],
     'ex3_answer': [
         W('m', 'Marks only the equations that read a linear input directly, forgetting that their outputs make later equations depend on it too.',
