@@ -2,7 +2,8 @@
 
 from wrong_answers import W
 
-APPLIES = {'ex1_answer': 'abcdegm', 'ex2_answer': 'abcdefgm', 'ex3_answer': 'bcegm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'abcdegm', 'ex2_answer': 'abcdefgm', 'ex3_answer': 'bcegm', 'ex4_answer': 'abcdegm', 'ex5_answer': 'abcdgm',
+           'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -1392,6 +1393,773 @@ q2 = "b"
 q3 = "b"
 q4 = "b"
 q5 = "b"
+'''),
+    ],
+    'ex4_answer': [
+        W('m', 'transposes a running sum into the same running sum (reverse unchanged): the transpose of summing forwards is summing backwards',
+          r'''class ScaledCumsum(HiPrim):
+    """scale * the running sum of x along a static axis (from the end when reverse is True)."""
+    def __init__(self, x_aval, axis, scale, reverse):
+        self.in_avals = (x_aval,)
+        self.out_aval = x_aval
+        self.params = dict(axis=axis, scale=scale, reverse=reverse)
+        super().__init__()
+
+    def expand(self, x):
+        return self.scale * jax.lax.cumsum(x, self.axis, reverse=self.reverse)
+
+    def batch(self, axis_data, args, dims):
+        (x,), (d,) = args, dims
+        if d is None:
+            return self(x), None
+        x = jnp.moveaxis(x, d, 0)                        # the batch axis first: axis moves up by one
+        return ScaledCumsum(jax.typeof(x), self.axis + 1, self.scale, self.reverse)(x), 0
+
+    lin, linearized = linearize_from_jvp
+    vjp_fwd, vjp_bwd_retval = vjp_from_lin
+
+    def jvp(self, primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        if isinstance(x_dot, Zero):
+            return self(x), Zero(self.out_aval.to_tangent_aval())
+        return self(x), self(x_dot)
+
+    def transpose(self, ct, x_acc):
+        x_acc.accum(ScaledCumsum(jax.typeof(ct), self.axis, self.scale, self.reverse)(ct))
+
+def scaled_cumsum(x, axis=0, scale=1.0, reverse=False):
+    return ScaledCumsum(jax.typeof(x), axis % jnp.ndim(x), scale, reverse)(x)
+'''),
+        W('b', 'forgets the scale parameter in the transpose: the gradient is scale times too small',
+          r'''class ScaledCumsum(HiPrim):
+    """scale * the running sum of x along a static axis (from the end when reverse is True)."""
+    def __init__(self, x_aval, axis, scale, reverse):
+        self.in_avals = (x_aval,)
+        self.out_aval = x_aval
+        self.params = dict(axis=axis, scale=scale, reverse=reverse)
+        super().__init__()
+
+    def expand(self, x):
+        return self.scale * jax.lax.cumsum(x, self.axis, reverse=self.reverse)
+
+    def batch(self, axis_data, args, dims):
+        (x,), (d,) = args, dims
+        if d is None:
+            return self(x), None
+        x = jnp.moveaxis(x, d, 0)                        # the batch axis first: axis moves up by one
+        return ScaledCumsum(jax.typeof(x), self.axis + 1, self.scale, self.reverse)(x), 0
+
+    lin, linearized = linearize_from_jvp
+    vjp_fwd, vjp_bwd_retval = vjp_from_lin
+
+    def jvp(self, primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        if isinstance(x_dot, Zero):
+            return self(x), Zero(self.out_aval.to_tangent_aval())
+        return self(x), self(x_dot)
+
+    def transpose(self, ct, x_acc):
+        x_acc.accum(ScaledCumsum(jax.typeof(ct), self.axis, 1.0, not self.reverse)(ct))
+
+def scaled_cumsum(x, axis=0, scale=1.0, reverse=False):
+    return ScaledCumsum(jax.typeof(x), axis % jnp.ndim(x), scale, reverse)(x)
+'''),
+        W('m', 'takes the inverse of the scale for the transpose (1 / scale): a transpose keeps the scale, it does not undo it',
+          r'''class ScaledCumsum(HiPrim):
+    """scale * the running sum of x along a static axis (from the end when reverse is True)."""
+    def __init__(self, x_aval, axis, scale, reverse):
+        self.in_avals = (x_aval,)
+        self.out_aval = x_aval
+        self.params = dict(axis=axis, scale=scale, reverse=reverse)
+        super().__init__()
+
+    def expand(self, x):
+        return self.scale * jax.lax.cumsum(x, self.axis, reverse=self.reverse)
+
+    def batch(self, axis_data, args, dims):
+        (x,), (d,) = args, dims
+        if d is None:
+            return self(x), None
+        x = jnp.moveaxis(x, d, 0)                        # the batch axis first: axis moves up by one
+        return ScaledCumsum(jax.typeof(x), self.axis + 1, self.scale, self.reverse)(x), 0
+
+    lin, linearized = linearize_from_jvp
+    vjp_fwd, vjp_bwd_retval = vjp_from_lin
+
+    def jvp(self, primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        if isinstance(x_dot, Zero):
+            return self(x), Zero(self.out_aval.to_tangent_aval())
+        return self(x), self(x_dot)
+
+    def transpose(self, ct, x_acc):
+        x_acc.accum(ScaledCumsum(jax.typeof(ct), self.axis, 1.0 / self.scale, not self.reverse)(ct))
+
+def scaled_cumsum(x, axis=0, scale=1.0, reverse=False):
+    return ScaledCumsum(jax.typeof(x), axis % jnp.ndim(x), scale, reverse)(x)
+'''),
+        W('a', 'applies the transposed map to ones instead of to the cotangent: right only for a plain sum loss',
+          r'''class ScaledCumsum(HiPrim):
+    """scale * the running sum of x along a static axis (from the end when reverse is True)."""
+    def __init__(self, x_aval, axis, scale, reverse):
+        self.in_avals = (x_aval,)
+        self.out_aval = x_aval
+        self.params = dict(axis=axis, scale=scale, reverse=reverse)
+        super().__init__()
+
+    def expand(self, x):
+        return self.scale * jax.lax.cumsum(x, self.axis, reverse=self.reverse)
+
+    def batch(self, axis_data, args, dims):
+        (x,), (d,) = args, dims
+        if d is None:
+            return self(x), None
+        x = jnp.moveaxis(x, d, 0)                        # the batch axis first: axis moves up by one
+        return ScaledCumsum(jax.typeof(x), self.axis + 1, self.scale, self.reverse)(x), 0
+
+    lin, linearized = linearize_from_jvp
+    vjp_fwd, vjp_bwd_retval = vjp_from_lin
+
+    def jvp(self, primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        if isinstance(x_dot, Zero):
+            return self(x), Zero(self.out_aval.to_tangent_aval())
+        return self(x), self(x_dot)
+
+    def transpose(self, ct, x_acc):
+        x_acc.accum(ScaledCumsum(jax.typeof(ct), self.axis, self.scale, not self.reverse)(jnp.ones_like(ct)))
+
+def scaled_cumsum(x, axis=0, scale=1.0, reverse=False):
+    return ScaledCumsum(jax.typeof(x), axis % jnp.ndim(x), scale, reverse)(x)
+'''),
+        W('c', 'transposes along axis 0 whatever self.axis is: right for vectors only',
+          r'''class ScaledCumsum(HiPrim):
+    """scale * the running sum of x along a static axis (from the end when reverse is True)."""
+    def __init__(self, x_aval, axis, scale, reverse):
+        self.in_avals = (x_aval,)
+        self.out_aval = x_aval
+        self.params = dict(axis=axis, scale=scale, reverse=reverse)
+        super().__init__()
+
+    def expand(self, x):
+        return self.scale * jax.lax.cumsum(x, self.axis, reverse=self.reverse)
+
+    def batch(self, axis_data, args, dims):
+        (x,), (d,) = args, dims
+        if d is None:
+            return self(x), None
+        x = jnp.moveaxis(x, d, 0)                        # the batch axis first: axis moves up by one
+        return ScaledCumsum(jax.typeof(x), self.axis + 1, self.scale, self.reverse)(x), 0
+
+    lin, linearized = linearize_from_jvp
+    vjp_fwd, vjp_bwd_retval = vjp_from_lin
+
+    def jvp(self, primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        if isinstance(x_dot, Zero):
+            return self(x), Zero(self.out_aval.to_tangent_aval())
+        return self(x), self(x_dot)
+
+    def transpose(self, ct, x_acc):
+        x_acc.accum(ScaledCumsum(jax.typeof(ct), 0, self.scale, not self.reverse)(ct))
+
+def scaled_cumsum(x, axis=0, scale=1.0, reverse=False):
+    return ScaledCumsum(jax.typeof(x), axis % jnp.ndim(x), scale, reverse)(x)
+'''),
+        W('d', 'computes the tangent with jax.lax.cumsum instead of the primitive, so no transpose rule is ever needed: not the rule pair asked for',
+          r'''class ScaledCumsum(HiPrim):
+    """scale * the running sum of x along a static axis (from the end when reverse is True)."""
+    def __init__(self, x_aval, axis, scale, reverse):
+        self.in_avals = (x_aval,)
+        self.out_aval = x_aval
+        self.params = dict(axis=axis, scale=scale, reverse=reverse)
+        super().__init__()
+
+    def expand(self, x):
+        return self.scale * jax.lax.cumsum(x, self.axis, reverse=self.reverse)
+
+    def batch(self, axis_data, args, dims):
+        (x,), (d,) = args, dims
+        if d is None:
+            return self(x), None
+        x = jnp.moveaxis(x, d, 0)                        # the batch axis first: axis moves up by one
+        return ScaledCumsum(jax.typeof(x), self.axis + 1, self.scale, self.reverse)(x), 0
+
+    lin, linearized = linearize_from_jvp
+    vjp_fwd, vjp_bwd_retval = vjp_from_lin
+
+    def jvp(self, primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        x_dot = instantiate_zeros(x_dot)
+        return self(x), self.scale * jax.lax.cumsum(x_dot, self.axis, reverse=self.reverse)
+
+def scaled_cumsum(x, axis=0, scale=1.0, reverse=False):
+    return ScaledCumsum(jax.typeof(x), axis % jnp.ndim(x), scale, reverse)(x)
+'''),
+        W('d', 'writes the transpose with jax.lax.cumsum instead of a ScaledCumsum: right values, but the gradient no longer applies the primitive',
+          r'''class ScaledCumsum(HiPrim):
+    """scale * the running sum of x along a static axis (from the end when reverse is True)."""
+    def __init__(self, x_aval, axis, scale, reverse):
+        self.in_avals = (x_aval,)
+        self.out_aval = x_aval
+        self.params = dict(axis=axis, scale=scale, reverse=reverse)
+        super().__init__()
+
+    def expand(self, x):
+        return self.scale * jax.lax.cumsum(x, self.axis, reverse=self.reverse)
+
+    def batch(self, axis_data, args, dims):
+        (x,), (d,) = args, dims
+        if d is None:
+            return self(x), None
+        x = jnp.moveaxis(x, d, 0)                        # the batch axis first: axis moves up by one
+        return ScaledCumsum(jax.typeof(x), self.axis + 1, self.scale, self.reverse)(x), 0
+
+    lin, linearized = linearize_from_jvp
+    vjp_fwd, vjp_bwd_retval = vjp_from_lin
+
+    def jvp(self, primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        if isinstance(x_dot, Zero):
+            return self(x), Zero(self.out_aval.to_tangent_aval())
+        return self(x), self(x_dot)
+
+    def transpose(self, ct, x_acc):
+        x_acc.accum(self.scale * jax.lax.cumsum(ct, self.axis, reverse=not self.reverse))
+
+def scaled_cumsum(x, axis=0, scale=1.0, reverse=False):
+    return ScaledCumsum(jax.typeof(x), axis % jnp.ndim(x), scale, reverse)(x)
+'''),
+        W('m', 'the section-6 pitfall: applies the primitive to a symbolic Zero tangent, so a constant input under grad fails',
+          r'''class ScaledCumsum(HiPrim):
+    """scale * the running sum of x along a static axis (from the end when reverse is True)."""
+    def __init__(self, x_aval, axis, scale, reverse):
+        self.in_avals = (x_aval,)
+        self.out_aval = x_aval
+        self.params = dict(axis=axis, scale=scale, reverse=reverse)
+        super().__init__()
+
+    def expand(self, x):
+        return self.scale * jax.lax.cumsum(x, self.axis, reverse=self.reverse)
+
+    def batch(self, axis_data, args, dims):
+        (x,), (d,) = args, dims
+        if d is None:
+            return self(x), None
+        x = jnp.moveaxis(x, d, 0)                        # the batch axis first: axis moves up by one
+        return ScaledCumsum(jax.typeof(x), self.axis + 1, self.scale, self.reverse)(x), 0
+
+    lin, linearized = linearize_from_jvp
+    vjp_fwd, vjp_bwd_retval = vjp_from_lin
+
+    def jvp(self, primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        return self(x), self(x_dot)
+
+    def transpose(self, ct, x_acc):
+        x_acc.accum(ScaledCumsum(jax.typeof(ct), self.axis, self.scale, not self.reverse)(ct))
+
+def scaled_cumsum(x, axis=0, scale=1.0, reverse=False):
+    return ScaledCumsum(jax.typeof(x), axis % jnp.ndim(x), scale, reverse)(x)
+'''),
+        W('e', 'always transposes into a backward sum (reverse=True): wrong whenever a reversed sum is transposed, as grad of grad does',
+          r'''class ScaledCumsum(HiPrim):
+    """scale * the running sum of x along a static axis (from the end when reverse is True)."""
+    def __init__(self, x_aval, axis, scale, reverse):
+        self.in_avals = (x_aval,)
+        self.out_aval = x_aval
+        self.params = dict(axis=axis, scale=scale, reverse=reverse)
+        super().__init__()
+
+    def expand(self, x):
+        return self.scale * jax.lax.cumsum(x, self.axis, reverse=self.reverse)
+
+    def batch(self, axis_data, args, dims):
+        (x,), (d,) = args, dims
+        if d is None:
+            return self(x), None
+        x = jnp.moveaxis(x, d, 0)                        # the batch axis first: axis moves up by one
+        return ScaledCumsum(jax.typeof(x), self.axis + 1, self.scale, self.reverse)(x), 0
+
+    lin, linearized = linearize_from_jvp
+    vjp_fwd, vjp_bwd_retval = vjp_from_lin
+
+    def jvp(self, primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        if isinstance(x_dot, Zero):
+            return self(x), Zero(self.out_aval.to_tangent_aval())
+        return self(x), self(x_dot)
+
+    def transpose(self, ct, x_acc):
+        x_acc.accum(ScaledCumsum(jax.typeof(ct), self.axis, self.scale, True)(ct))
+
+def scaled_cumsum(x, axis=0, scale=1.0, reverse=False):
+    return ScaledCumsum(jax.typeof(x), axis % jnp.ndim(x), scale, reverse)(x)
+'''),
+        W('g', 'hard-codes the scale 2.5 in the transpose',
+          r'''class ScaledCumsum(HiPrim):
+    """scale * the running sum of x along a static axis (from the end when reverse is True)."""
+    def __init__(self, x_aval, axis, scale, reverse):
+        self.in_avals = (x_aval,)
+        self.out_aval = x_aval
+        self.params = dict(axis=axis, scale=scale, reverse=reverse)
+        super().__init__()
+
+    def expand(self, x):
+        return self.scale * jax.lax.cumsum(x, self.axis, reverse=self.reverse)
+
+    def batch(self, axis_data, args, dims):
+        (x,), (d,) = args, dims
+        if d is None:
+            return self(x), None
+        x = jnp.moveaxis(x, d, 0)                        # the batch axis first: axis moves up by one
+        return ScaledCumsum(jax.typeof(x), self.axis + 1, self.scale, self.reverse)(x), 0
+
+    lin, linearized = linearize_from_jvp
+    vjp_fwd, vjp_bwd_retval = vjp_from_lin
+
+    def jvp(self, primals, tangents):
+        (x,), (x_dot,) = primals, tangents
+        if isinstance(x_dot, Zero):
+            return self(x), Zero(self.out_aval.to_tangent_aval())
+        return self(x), self(x_dot)
+
+    def transpose(self, ct, x_acc):
+        x_acc.accum(ScaledCumsum(jax.typeof(ct), self.axis, 2.5, not self.reverse)(ct))
+
+def scaled_cumsum(x, axis=0, scale=1.0, reverse=False):
+    return ScaledCumsum(jax.typeof(x), axis % jnp.ndim(x), scale, reverse)(x)
+'''),
+    ],
+    'ex5_answer': [
+        W('m', 'treats x* as a constant: differentiates only the last application of f (u = g), with no solve',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        return f_vjp(g)[1], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('m', 'iterates with (df/dx) u instead of its transpose (a jvp where a vjp is needed): right only for a symmetric Jacobian',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        step = lambda u: g + jax.jvp(lambda x: self._f(x, theta), (x_star,), (u,))[1]
+        u = iterate(step, g, self.tol, self.max_iter)
+        return f_vjp(u)[1], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('a', 'puts ones where the cotangent g belongs in the adjoint equation: right only for a plain sum loss',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        u = iterate(lambda u: jnp.ones_like(g) + f_vjp(u)[0], g, self.tol, self.max_iter)
+        return f_vjp(u)[1], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('m', 'drops g from the adjoint step (u = (df/dx)^T u): the iteration shrinks u towards zero',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        u = iterate(lambda u: f_vjp(u)[0], g, self.tol, self.max_iter)
+        return f_vjp(u)[1], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('b', 'solves for u with a fixed tolerance of 1e-3 instead of self.tol: too loose for a slowly contracting f',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        u = iterate(lambda u: g + f_vjp(u)[0], g, 1e-3, self.max_iter)
+        return f_vjp(u)[1], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('b', 'solves for u with at most 1000 steps whatever self.max_iter says',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        u = iterate(lambda u: g + f_vjp(u)[0], g, self.tol, 1000)
+        return f_vjp(u)[1], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('b', 'solves for u in a Python loop that tests float(change): works eagerly, fails under jit',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        u = g
+        for _ in range(self.max_iter):
+            u_new = g + f_vjp(u)[0]
+            done = float(jnp.max(jnp.abs(u_new - u))) <= self.tol
+            u = u_new
+            if done:
+                break
+        return f_vjp(u)[1], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('c', 'assumes f acts entry by entry (a diagonal Jacobian) and divides by 1 - diag: wrong for an affine map with a full matrix',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        diag = jax.jvp(lambda x: self._f(x, theta), (x_star,), (jnp.ones_like(x_star),))[1]
+        return f_vjp(g / (1.0 - diag))[1], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('d', 'builds the Jacobian with jax.jacobian and solves with jnp.linalg.solve instead of iterating',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        jac = jax.jacobian(self._f)(x_star, theta)
+        u = jnp.linalg.solve(jnp.eye(g.shape[0], dtype=g.dtype) - jac.T, g)
+        return f_vjp(u)[1], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('d', 'differentiates 50 unrolled applications of f from x* (a Python loop) instead of solving for u',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        def unrolled(th):
+            x = x_star
+            for _ in range(50):
+                x = self._f(x, th)
+            return x
+        _, run_vjp = jax.vjp(unrolled, theta)
+        return run_vjp(g)[0], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('g', 'hard-codes the affine map: u = (I - A)^-T g and the closed-form gradients, whatever f is',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        A, b = theta
+        u = jnp.linalg.solve((jnp.eye(b.shape[0], dtype=b.dtype) - A).T, g)
+        return (jnp.outer(u, x_star), u), None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
 '''),
     ],
 }
