@@ -25,6 +25,7 @@ from conftest import ROOT
 
 pytestmark = pytest.mark.slow
 
+CH06 = "solutions/06_custom_primitive/06_custom_primitive.ipynb"
 CH11 = "solutions/11_cpp_ffi/11_cpp_ffi.ipynb"
 CH12 = "solutions/12_fast_kernels/12_fast_kernels.ipynb"
 FAST_FLAGS = ["-O3", "-march=native"]    # chapter 12's flags, so the chapter's cached build is reused
@@ -35,6 +36,7 @@ LIBRARIES = {
     "ffi_rms_norm": {"kind": "file", "source": "ffi_rms_norm.cc", "flags": []},
     "fast_rms_norm": {"kind": "file", "source": "fast_rms_norm.cc", "flags": FAST_FLAGS},
     "package": {"kind": "package"},
+    "cube": {"kind": "cell", "notebook": CH06, "variable": "cube_cc", "flags": []},
     "silu": {"kind": "cell", "notebook": CH11, "variable": "silu_cc", "flags": []},
     "row_minmax": {"kind": "cell", "notebook": CH11, "variable": "row_minmax_cc", "flags": []},
     "row_l2": {"kind": "cell", "notebook": CH12, "variable": "row_l2_cc", "flags": FAST_FLAGS},
@@ -55,7 +57,7 @@ def target(library, symbol, name, args, results, attrs=None, bad_args=()):
             "attrs": attrs or {}, "bad_args": list(bad_args)}
 
 
-# Every handler of cpp/ and of the package, and those the solutions of chapters 11 and 12 build from
+# Every handler of cpp/ and of the package, and those the solutions of chapters 06, 11 and 12 build from
 # their cells and that write results whose size depends on the input. (trace and call_counter bind
 # rank-0 results, whose size the binding fixes; always_fails never writes.)
 TARGETS = {
@@ -77,6 +79,7 @@ TARGETS = {
         "rms_norm_fast_fwd": ([X], [X, ROWS], EPS),
         "rms_norm_fast_bwd": ([ROWS, X, X], [X], None, [0, 2]),
     }.items()},
+    "cube": target("cube", "Cube", "cube", [X], [X]),
     "silu_fwd": target("silu", "SiluFwd", "silu_fwd", [X], [X]),
     "silu_bwd": target("silu", "SiluBwd", "silu_bwd", [X, X], [X], bad_args=[1]),
     "row_minmax": target("row_minmax", "RowMinMax", "row_minmax", [X], [ROWS, ROWS]),
