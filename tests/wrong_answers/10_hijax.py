@@ -2123,6 +2123,82 @@ class FixedPoint(HiPrim):
 def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
     return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
 '''),
+        W('b', 'runs all max_iter adjoint steps with fori_loop, whatever tol says: right values here, but not the iteration asked for',
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        u = jax.lax.fori_loop(0, self.max_iter, lambda i, u: g + f_vjp(u)[0], g)
+        return f_vjp(u)[1], None
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
+        W('m', "returns the output cotangent g as x0's cotangent, as if x* moved with its starting point",
+          r'''def iterate(step, x0, tol, max_iter):
+    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
+    def not_done(state):
+        i, _, change = state
+        return (i < max_iter) & (change > tol)
+
+    def one_step(state):
+        i, x, _ = state
+        x_new = step(x)
+        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))
+
+    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]
+
+class FixedPoint(HiPrim):
+    """x* = f(x*, theta), found by iterating f from x0."""
+    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):
+        self.in_avals = (theta_aval, x0_aval)
+        self.out_aval = x0_aval
+        self.params = dict(_f=f, tol=tol, max_iter=max_iter)
+        super().__init__()
+
+    def expand(self, theta, x0):
+        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)
+
+    def vjp_fwd(self, nzs_in, theta, x0):
+        x_star = self(theta, x0)
+        return x_star, (theta, x_star)
+
+    def vjp_bwd_retval(self, res, g):
+        theta, x_star = res
+        _, f_vjp = jax.vjp(self._f, x_star, theta)
+        u = iterate(lambda u: g + f_vjp(u)[0], g, self.tol, self.max_iter)
+        return f_vjp(u)[1], g
+
+def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
+    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
+'''),
         W('g', 'hard-codes the affine map: u = (I - A)^-T g and the closed-form gradients, whatever f is',
           r'''def iterate(step, x0, tol, max_iter):
     """Apply step from x0 until no entry changes by more than tol, or max_iter times."""
