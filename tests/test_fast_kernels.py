@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import subprocess
@@ -120,3 +121,60 @@ def test_a_package_build_without_the_course_sources_says_what_to_do(tmp_path):
     words = " ".join((proc.stdout + proc.stderr).split())
     assert "fast_rms_norm.cc not found" in words
     assert "build this package from the course folder" in words
+
+
+# ParallelFor with helpers on threads of their own that start after a random delay (often after the
+# calling thread has claimed every chunk), so each ordering of claiming, finishing and waking occurs.
+_PARALLEL_FOR_STRESS = r"""
+#include <chrono>
+#include <random>
+#include <thread>
+#include <vector>
+#include "fast_rms_norm.h"
+
+// Runs `rounds` random ParallelFor calls; returns how many went wrong: an index visited other than
+// once, or a chunk still running (or started) after ParallelFor returned.
+extern "C" int StressParallelFor(int rounds) {
+  std::mt19937 rng(1234);
+  int wrong = 0;
+  for (int round = 0; round < rounds; ++round) {
+    const std::int64_t count = std::uniform_int_distribution<std::int64_t>(0, 300)(rng);
+    const std::int64_t chunk = std::uniform_int_distribution<std::int64_t>(1, 40)(rng);
+    const int helpers = std::uniform_int_distribution<int>(0, 3)(rng);
+    std::vector<std::atomic<int>> visits(count);
+    std::atomic<bool> returned{false};
+    std::atomic<int> late{0};
+    std::vector<std::thread> threads;
+    std::vector<int> delays;
+    for (int h = 0; h < helpers; ++h) delays.push_back(std::uniform_int_distribution<int>(0, 300)(rng));
+    auto schedule = [&](auto task) {
+      const int delay = delays[threads.size()];
+      threads.emplace_back([task, delay] {
+        std::this_thread::sleep_for(std::chrono::microseconds(delay));
+        task();
+      });
+    };
+    jbj_fast::ParallelFor(count, chunk, helpers, schedule, [&](std::int64_t b, std::int64_t e) {
+      if (returned.load()) late += 1;
+      for (std::int64_t i = b; i < e; ++i) visits[i] += 1;
+      std::this_thread::sleep_for(std::chrono::microseconds((b * 7) % 50));
+      if (returned.load()) late += 1;
+    });
+    returned = true;
+    for (auto& t : threads) t.join();
+    for (auto& v : visits) wrong += v.load() != 1;
+    wrong += late.load();
+  }
+  return wrong;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [(), ("-DJBJ_SPIN_WAIT",)], ids=["sleeps (as shipped)", "spins (the bench's copy)"])
+def test_parallel_for_runs_every_chunk_once_and_returns_after_the_last(flags):
+    """Does ParallelFor visit every index exactly once and return only after the last chunk is done,
+    whether its helpers start at once, late, or after every chunk is claimed (no lost wake-up: a lost
+    one would hang this test)?"""
+    lib = build(code=_PARALLEL_FOR_STRESS, name="parallel_for_stress", flags=("-O2", "-pthread", *flags))
+    stress = lib.function("StressParallelFor", argtypes=[ctypes.c_int], restype=ctypes.c_int)
+    assert stress(400) == 0
