@@ -154,6 +154,10 @@ WRONG = {
           '                          if not jnp.issubdtype(jnp.result_type(o), jnp.inexact) else c, ct, out)\n'
           '        return f_T(ct)\n'
           '    return out, vjp_fn\n'),
+        W('g', 'recognises only int32 and bool as non-differentiable: int8/uint8 leaves make linear_transpose raise',
+          'def vjp_via_linearize(f, *primals):\n    out, f_lin = jax.linearize(f, *primals)\n    def example(p):\n        if jnp.result_type(p) in (jnp.int32, jnp.bool_):\n            return jax.ShapeDtypeStruct(jnp.shape(p), jax.dtypes.float0)\n        return p\n    return out, jax.linear_transpose(f_lin, *jax.tree.map(example, primals))\n'),
+        W('c', 'reads p.dtype/p.shape: a Python scalar primal (2.0, 3) raises AttributeError',
+          'def vjp_via_linearize(f, *primals):\n    out, f_lin = jax.linearize(f, *primals)\n    def example(p):\n        if jnp.issubdtype(p.dtype, jnp.inexact):\n            return jax.ShapeDtypeStruct(p.shape, p.dtype)\n        return jax.ShapeDtypeStruct(p.shape, jax.dtypes.float0)\n    return out, jax.linear_transpose(f_lin, *jax.tree.map(example, primals))\n'),
     ],
     'ex2_answer': [
         W('m', "section 5's running-total transpose with the weights left out: sums ct the other way but never multiplies by the known operand",
