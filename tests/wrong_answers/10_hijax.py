@@ -2,7 +2,7 @@
 
 from wrong_answers import W
 
-APPLIES = {'ex1_answer': 'abcdegm', 'ex2_answer': 'abcdefgm', 'ex3_answer': 'bcegm', 'ex4_answer': 'abcdegm', 'ex5_answer': 'abcdgm',
+APPLIES = {'ex1_answer': 'abcdegm', 'ex2_answer': 'abcdefgm', 'ex3_answer': 'bcegm', 'ex4_answer': 'abcdegm', 'ex5_answer': 'abcdfgm',
            'quiz_answer': 'm'}
 
 WRONG = {
@@ -2237,5 +2237,7 @@ class FixedPoint(HiPrim):
 def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
     return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)
 '''),
+        W('f', 'keeps x* on self between vjp_fwd and the backward rule instead of in the residuals: grad(jit(...)) leaks a tracer',
+          'def iterate(step, x0, tol, max_iter):\n    """Apply step from x0 until no entry changes by more than tol, or max_iter times."""\n    def not_done(state):\n        i, _, change = state\n        return (i < max_iter) & (change > tol)\n\n    def one_step(state):\n        i, x, _ = state\n        x_new = step(x)\n        return i + 1, x_new, jnp.max(jnp.abs(x_new - x))\n\n    return jax.lax.while_loop(not_done, one_step, (0, x0, jnp.asarray(jnp.inf, x0.dtype)))[1]\n\nclass FixedPoint(HiPrim):\n    """x* = f(x*, theta), found by iterating f from x0."""\n    def __init__(self, theta_aval, x0_aval, f, tol, max_iter):\n        self.in_avals = (theta_aval, x0_aval)\n        self.out_aval = x0_aval\n        self.params = dict(_f=f, tol=tol, max_iter=max_iter)\n        super().__init__()\n\n    def expand(self, theta, x0):\n        return iterate(lambda x: self._f(x, theta), x0, self.tol, self.max_iter)\n\n    def vjp_fwd(self, nzs_in, theta, x0):\n        self.x_star = self(theta, x0)                     # remember the solution for the backward pass\n        return self.x_star, theta\n\n    def vjp_bwd_retval(self, theta, g):\n        _, f_vjp = jax.vjp(self._f, self.x_star, theta)\n        u = iterate(lambda u: g + f_vjp(u)[0], g, self.tol, self.max_iter)\n        return f_vjp(u)[1], None\n\ndef fixed_point(f, theta, x0, tol=1e-6, max_iter=500):\n    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)\n'),
     ],
 }
