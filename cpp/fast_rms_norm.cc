@@ -81,9 +81,11 @@ static ffi::Error RmsNormFastImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<f
   if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_fast", "y"); err.failure()) return err;
   const float* in = x.typed_data();
   float* out = y->typed_data();
+  const bool fresh = out != in, stream = fresh && y->size_bytes() >= jbj_fast::kStreamBytes;
+  if (fresh) jbj_fast::AdviseHugePages(out, y->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::ForwardRows(in, out, nullptr, b, e, n, eps);
+    jbj_fast::ForwardRows(in, out, nullptr, b, e, n, eps, stream);
   });
   return ffi::Error::Success();
 }
@@ -106,9 +108,11 @@ static ffi::Error RmsNormFastFwdImpl(ffi::ThreadPool pool, float eps, ffi::Buffe
   const float* in = x.typed_data();
   float* out = y->typed_data();
   float* s = scale->typed_data();
+  const bool fresh = out != in, stream = fresh && y->size_bytes() >= jbj_fast::kStreamBytes;
+  if (fresh) jbj_fast::AdviseHugePages(out, y->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::ForwardRows(in, out, s, b, e, n, eps);
+    jbj_fast::ForwardRows(in, out, s, b, e, n, eps, stream);
   });
   return ffi::Error::Success();
 }
@@ -133,9 +137,11 @@ static ffi::Error RmsNormFastBwdImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32>
   const float* in = x.typed_data();
   const float* g = ct_y.typed_data();
   float* out = ct_x->typed_data();
+  const bool fresh = out != g && out != in, stream = fresh && ct_x->size_bytes() >= jbj_fast::kStreamBytes;
+  if (fresh) jbj_fast::AdviseHugePages(out, ct_x->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::BackwardRows(s, in, g, out, b, e, n);
+    jbj_fast::BackwardRows(s, in, g, out, b, e, n, stream);
   });
   return ffi::Error::Success();
 }

@@ -71,6 +71,27 @@ def test_backward_kernel_matches_the_float64_gradient(kernels):
     np.testing.assert_allclose(np.asarray(ct_x), expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("shape", [(2049, 1027), (5, 420001)])
+def test_large_outputs_written_with_streaming_stores_are_right(kernels, shape):
+    """Outputs of 8 MiB and more are written with non-temporal stores after madvise(MADV_HUGEPAGE): rows
+    that start at every alignment (n odd), a scalar head and tail around the 16-byte stores, forward and
+    backward."""
+    x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
+    ct = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    assert x.nbytes >= 8 << 20
+    got = np.asarray(jax.jit(lambda v: _call("test12.RmsNormFast", v))(jnp.asarray(x)))
+    np.testing.assert_allclose(got, _rms_norm64(x), rtol=2e-6, atol=1e-6)
+    y, scale = jax.jit(lambda v: jax.ffi.ffi_call("test12.RmsNormFastFwd", (jax.ShapeDtypeStruct(v.shape, jnp.float32),
+                       jax.ShapeDtypeStruct(v.shape[:-1], jnp.float32)))(v, eps=np.float32(1e-5)))(jnp.asarray(x))
+    np.testing.assert_array_equal(np.asarray(y), got)
+    ct_x = jax.jit(lambda s, v, c: jax.ffi.ffi_call("test12.RmsNormFastBwd", jax.ShapeDtypeStruct(v.shape, jnp.float32))(s, v, c))(
+        scale, jnp.asarray(x), jnp.asarray(ct))
+    x64, ct64 = x.astype(np.float64), ct.astype(np.float64)
+    s = 1 / np.sqrt(np.mean(x64 * x64, axis=-1, keepdims=True) + 1e-5)
+    expected = s * ct64 - s ** 3 / shape[-1] * np.sum(ct64 * x64, axis=-1, keepdims=True) * x64
+    np.testing.assert_allclose(np.asarray(ct_x), expected, rtol=1e-5, atol=2e-5)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     """The package built into a wheel the way `make` builds it: offline, with the pinned build tools."""
