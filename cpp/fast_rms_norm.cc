@@ -3,6 +3,8 @@
 //
 //   RmsNormVec       one thread, vectorised rows
 //   RmsNormFast      vectorised rows split over XLA's intra-op thread pool (also used in place)
+// Out of place, each asks for huge pages for a fresh output of 32 MiB or more and writes outputs of
+// 8 MiB or more with streaming stores (fast_rms_norm.h: AdviseHugePages, ScaleRow).
 //   RmsNormFastFwd   the same, also returning each row's scale for the backward pass
 //   RmsNormFastBwd   the backward pass, vectorised and threaded
 //   StreamRead / StreamWrite / StreamTriad   bandwidth probes on the same thread pool
@@ -62,7 +64,11 @@ static ffi::Error RmsNormVecImpl(float eps, ffi::Buffer<ffi::F32> x, ffi::Result
   std::int64_t rows, n;
   if (auto err = Shape(x, "rms_norm_vec", &rows, &n); err.failure()) return err;
   if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_vec", "y"); err.failure()) return err;
-  jbj_fast::ForwardRows(x.typed_data(), y->typed_data(), nullptr, 0, rows, n, eps);
+  const float* in = x.typed_data();
+  float* out = y->typed_data();
+  const bool fresh = out != in, stream = fresh && y->size_bytes() >= jbj_fast::kStreamBytes;
+  if (fresh) jbj_fast::AdviseHugePages(out, y->size_bytes());
+  jbj_fast::ForwardRows(in, out, nullptr, 0, rows, n, eps, stream);
   return ffi::Error::Success();
 }
 

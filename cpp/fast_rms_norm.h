@@ -58,7 +58,12 @@ inline float RowScale(const float* x, std::int64_t n, float eps) {
 
 // Outputs at least this large are written with streaming stores (below): they do not fit in the
 // caches next to their input, so keeping them there only evicts what is still to be read.
+// (Chapter 12 builds copies with -DJBJ_NO_STREAM and -DJBJ_NO_HUGE_PAGES to measure each technique.)
+#ifdef JBJ_NO_STREAM
+constexpr std::size_t kStreamBytes = ~std::size_t(0);
+#else
 constexpr std::size_t kStreamBytes = std::size_t(8) << 20;
+#endif
 
 // out[i] = a[i] * p - b[i] * q for i < n (b may be null: out = a * p). With `stream`, on x86-64,
 // the stores are non-temporal: they go to memory through write-combining buffers without first
@@ -127,11 +132,16 @@ inline void BackwardRows(const float* scale, const float* x, const float* ct_y, 
 // small pages, where the memory is marked with madvise(MADV_HUGEPAGE) (what NumPy does for its own
 // large arrays). This marks the 2 MiB-aligned part of [p, p + bytes) before the kernel writes it.
 // It is advice: pages already there stay as they are, memory outside the range is not touched, and
-// an error (or another OS, or huge pages switched off) only means the advice is not taken.
+// an error (or another OS, or huge pages switched off) only means the advice is not taken. Only
+// blocks of kHugeAdviseBytes or more are advised: glibc's malloc maps those fresh from the OS on
+// every allocation, while it serves smaller ones from its heaps, where a freed block is usually
+// reused with its pages already there (and advising part of a heap only splits its mapping).
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
+constexpr std::size_t kHugeAdviseBytes = std::size_t(32) << 20;
 
 inline void AdviseHugePages(void* p, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(JBJ_NO_HUGE_PAGES)
+  if (bytes < kHugeAdviseBytes) return;
   const std::uintptr_t start = reinterpret_cast<std::uintptr_t>(p);
   const std::uintptr_t begin = (start + kHugePage - 1) & ~std::uintptr_t(kHugePage - 1);
   const std::uintptr_t end = (start + bytes) & ~std::uintptr_t(kHugePage - 1);
