@@ -3,11 +3,10 @@
 //
 //   RmsNormVec       one thread, vectorised rows
 //   RmsNormFast      vectorised rows split over XLA's intra-op thread pool (also used in place)
-// Out of place, each asks for huge pages for a fresh output of 32 MiB or more and writes outputs of
-// 8 MiB or more with streaming stores (fast_rms_norm.h: AdviseHugePages, ScaleRow).
 //   RmsNormFastFwd   the same, also returning each row's scale for the backward pass
 //   RmsNormFastBwd   the backward pass, vectorised and threaded
 //   StreamRead / StreamWrite / StreamTriad   bandwidth probes on the same thread pool
+// Out of place, the four kernels ask for huge pages for a fresh output (AdviseHugePages).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -66,9 +65,8 @@ static ffi::Error RmsNormVecImpl(float eps, ffi::Buffer<ffi::F32> x, ffi::Result
   if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_vec", "y"); err.failure()) return err;
   const float* in = x.typed_data();
   float* out = y->typed_data();
-  const bool fresh = out != in, stream = fresh && y->size_bytes() >= jbj_fast::kStreamBytes;
-  if (fresh) jbj_fast::AdviseHugePages(out, y->size_bytes());
-  jbj_fast::ForwardRows(in, out, nullptr, 0, rows, n, eps, stream);
+  if (out != in) jbj_fast::AdviseHugePages(out, y->size_bytes());
+  jbj_fast::ForwardRows(in, out, nullptr, 0, rows, n, eps);
   return ffi::Error::Success();
 }
 
@@ -87,11 +85,10 @@ static ffi::Error RmsNormFastImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<f
   if (auto err = SameSize(y->element_count(), x.element_count(), "rms_norm_fast", "y"); err.failure()) return err;
   const float* in = x.typed_data();
   float* out = y->typed_data();
-  const bool fresh = out != in, stream = fresh && y->size_bytes() >= jbj_fast::kStreamBytes;
-  if (fresh) jbj_fast::AdviseHugePages(out, y->size_bytes());
+  if (out != in) jbj_fast::AdviseHugePages(out, y->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::ForwardRows(in, out, nullptr, b, e, n, eps, stream);
+    jbj_fast::ForwardRows(in, out, nullptr, b, e, n, eps);
   });
   return ffi::Error::Success();
 }
@@ -114,11 +111,10 @@ static ffi::Error RmsNormFastFwdImpl(ffi::ThreadPool pool, float eps, ffi::Buffe
   const float* in = x.typed_data();
   float* out = y->typed_data();
   float* s = scale->typed_data();
-  const bool fresh = out != in, stream = fresh && y->size_bytes() >= jbj_fast::kStreamBytes;
-  if (fresh) jbj_fast::AdviseHugePages(out, y->size_bytes());
+  if (out != in) jbj_fast::AdviseHugePages(out, y->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::ForwardRows(in, out, s, b, e, n, eps, stream);
+    jbj_fast::ForwardRows(in, out, s, b, e, n, eps);
   });
   return ffi::Error::Success();
 }
@@ -143,11 +139,10 @@ static ffi::Error RmsNormFastBwdImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32>
   const float* in = x.typed_data();
   const float* g = ct_y.typed_data();
   float* out = ct_x->typed_data();
-  const bool fresh = out != g && out != in, stream = fresh && ct_x->size_bytes() >= jbj_fast::kStreamBytes;
-  if (fresh) jbj_fast::AdviseHugePages(out, ct_x->size_bytes());
+  if (out != g && out != in) jbj_fast::AdviseHugePages(out, ct_x->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::BackwardRows(s, in, g, out, b, e, n, stream);
+    jbj_fast::BackwardRows(s, in, g, out, b, e, n);
   });
   return ffi::Error::Success();
 }

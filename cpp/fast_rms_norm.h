@@ -16,9 +16,6 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
-#if defined(__SSE__)
-#include <immintrin.h>
-#endif
 
 namespace jbj_fast {
 
@@ -56,75 +53,30 @@ inline float RowScale(const float* x, std::int64_t n, float eps) {
   return 1.0f / std::sqrt(mean + eps);
 }
 
-// Outputs at least this large are written with streaming stores (below): they do not fit in the
-// caches next to their input, so keeping them there only evicts what is still to be read.
-// (Chapter 12 builds copies with -DJBJ_NO_STREAM and -DJBJ_NO_HUGE_PAGES to measure each technique.)
-#ifdef JBJ_NO_STREAM
-constexpr std::size_t kStreamBytes = ~std::size_t(0);
-#else
-constexpr std::size_t kStreamBytes = std::size_t(8) << 20;
-#endif
-
-// out[i] = a[i] * p - b[i] * q for i < n (b may be null: out = a * p). With `stream`, on x86-64,
-// the stores are non-temporal: they go to memory through write-combining buffers without first
-// reading each cache line of `out` (an ordinary store to a line not in the cache reads it: one
-// extra read per byte written). Elsewhere, or without `stream`, ordinary stores.
-inline void ScaleRow(const float* a, float p, const float* b, float q, float* out, std::int64_t n,
-                     bool stream) {
-  std::int64_t i = 0;
-#if defined(__SSE__)
-  if (stream) {
-    for (; i < n && (reinterpret_cast<std::uintptr_t>(out + i) & 15) != 0; ++i)
-      out[i] = b ? a[i] * p - b[i] * q : a[i] * p;
-    const __m128 vp = _mm_set1_ps(p), vq = _mm_set1_ps(q);
-    if (b) {
-      for (; i + 4 <= n; i += 4)
-        _mm_stream_ps(out + i, _mm_sub_ps(_mm_mul_ps(_mm_loadu_ps(a + i), vp), _mm_mul_ps(_mm_loadu_ps(b + i), vq)));
-    } else {
-      for (; i + 4 <= n; i += 4) _mm_stream_ps(out + i, _mm_mul_ps(_mm_loadu_ps(a + i), vp));
-    }
-  }
-#endif
-  if (b) {
-    for (; i < n; ++i) out[i] = a[i] * p - b[i] * q;
-  } else {
-    for (; i < n; ++i) out[i] = a[i] * p;
-  }
-}
-
-// Makes the streaming stores of this thread visible before it reports its chunk done.
-inline void StreamFence(bool stream) {
-#if defined(__SSE__)
-  if (stream) _mm_sfence();
-#else
-  (void)stream;
-#endif
-}
-
 // y = x * s for rows [begin, end). x and y may be the same memory (in place): each row is read
-// in full before any of it is written. `stream` as in ScaleRow (never in place).
+// in full before any of it is written.
 inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t begin,
-                        std::int64_t end, std::int64_t n, float eps, bool stream = false) {
+                        std::int64_t end, std::int64_t n, float eps) {
   for (std::int64_t r = begin; r < end; ++r) {
     const float* xr = x + r * n;
+    float* yr = y + r * n;
     const float s = RowScale(xr, n, eps);
     if (scale != nullptr) scale[r] = s;
-    ScaleRow(xr, s, nullptr, 0.0f, y + r * n, n, stream);
+    for (std::int64_t i = 0; i < n; ++i) yr[i] = xr[i] * s;
   }
-  StreamFence(stream);
 }
 
 // ct_x = s * ct_y - (s^3 / n) * (ct_y . x) * x for rows [begin, end), given each row's s.
 inline void BackwardRows(const float* scale, const float* x, const float* ct_y, float* ct_x,
-                         std::int64_t begin, std::int64_t end, std::int64_t n, bool stream = false) {
+                         std::int64_t begin, std::int64_t end, std::int64_t n) {
   for (std::int64_t r = begin; r < end; ++r) {
     const float* xr = x + r * n;
     const float* gr = ct_y + r * n;
+    float* out = ct_x + r * n;
     const float s = scale[r];
     const float factor = n > 0 ? s * s * s * DotLanes(gr, xr, n) / float(n) : 0.0f;
-    ScaleRow(gr, s, xr, factor, ct_x + r * n, n, stream);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = gr[i] * s - xr[i] * factor;
   }
-  StreamFence(stream);
 }
 
 // A fresh output buffer costs a page fault for each 4 KiB page the kernel first writes (chapter 12,
@@ -136,6 +88,7 @@ inline void BackwardRows(const float* scale, const float* x, const float* ct_y, 
 // blocks of kHugeAdviseBytes or more are advised: glibc's malloc maps those fresh from the OS on
 // every allocation, while it serves smaller ones from its heaps, where a freed block is usually
 // reused with its pages already there (and advising part of a heap only splits its mapping).
+// Chapter 12 builds a copy with -DJBJ_NO_HUGE_PAGES, which gives no advice, to measure the difference.
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
 constexpr std::size_t kHugeAdviseBytes = std::size_t(32) << 20;
 
