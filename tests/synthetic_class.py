@@ -10,13 +10,19 @@ ex2 (make_scaled), ex3 (make_cube, C++), quiz.
 from __future__ import annotations
 
 import copy
+import csv
+import hashlib
 import json
+import shutil
+import subprocess
+import sys
 import zipfile
+from collections.abc import Collection
 from pathlib import Path
 
 import nbformat
 
-from grader.course import learner_path, solution_path
+from grader.course import learner_path, run_nbgrader, solution_path
 from wrong_answers import wrong_answers
 
 CHAPTER = "00_start_here"
@@ -103,8 +109,13 @@ def _all_wrong(nb) -> None:
         _set(nb, gid, source)
 
 
-def build(course: Path, root: Path) -> dict[str, tuple]:
-    """Write the class into `course`/submitted and `course`/lms.zip; return the expected outcomes."""
+def build(course: Path, root: Path, students: Collection[str] | None = None) -> dict[str, tuple]:
+    """Write the class into `course`/submitted and `course`/lms.zip; return the expected outcomes.
+    With `students`, only those (and the LMS entries that become them) are written."""
+
+    def wanted(student: str) -> bool:
+        return students is None or student in students
+
     solved = _nb(solution_path(CHAPTER, root))
     blank = _nb(learner_path(CHAPTER, root))
     wrong = copy.deepcopy(solved)
@@ -114,6 +125,8 @@ def build(course: Path, root: Path) -> dict[str, tuple]:
     expected: dict[str, tuple] = {}
 
     def add(student, nb, score, status="graded", words=(), timestamp=ON_TIME):
+        if not wanted(student):
+            return
         subs[student] = (nb, timestamp)
         expected[student] = (score, status, tuple(words))
 
@@ -199,6 +212,8 @@ def build(course: Path, root: Path) -> dict[str, tuple]:
             (folder / "timestamp.txt").write_text(timestamp)
 
     def raw(student, name, text, status_words, timestamp=ON_TIME):
+        if not wanted(student):
+            return
         folder = course / "submitted" / student / CHAPTER
         folder.mkdir(parents=True)
         (folder / name).write_text(text)
@@ -214,23 +229,78 @@ def build(course: Path, root: Path) -> dict[str, tuple]:
 
     # An LMS download, imported with --from: Canvas and Moodle names, two students of the same
     # name, a resubmission, and a notebook named after no chapter. Each ends as a row.
+    lms = [  # (the student it becomes, the name in the download, the file, expected outcome)
+        ("smithjane-12345", f"smithjane_12345_67890_{CHAPTER}.ipynb", solved_text(solved), (8, "graded", ())),
+        ("doejohn-23456", f"doejohn_late_23456_78901_{CHAPTER}.ipynb", solved_text(wrong), (0, "graded", ())),
+        ("jane-smith-1001", f"Jane Smith_1001_assignsubmission_file_/{CHAPTER}.ipynb", solved_text(solved),
+         (8, "graded", ())),
+        ("jane-smith-2002", f"Jane Smith_2002_assignsubmission_file_/{CHAPTER}.ipynb", solved_text(wrong),
+         (0, "graded", ())),
+        ("leekim-34567", f"leekim_34567_88888_{CHAPTER}.ipynb", solved_text(wrong), None),
+        ("leekim-34567", f"leekim_34567_88889_{CHAPTER}-1.ipynb", solved_text(solved),
+         (8, "graded", ("an earlier submission", "earlier/"))),
+        ("ann-lee-4004", "Ann Lee_4004_assignsubmission_file_/homework.ipynb", solved_text(solved),
+         (None, "failed", ("homework.ipynb", "holds no chapter id"))),
+        (None, "readme.txt", "not a notebook", None),
+    ]
     with zipfile.ZipFile(course / "lms.zip", "w") as archive:
-        archive.writestr(f"smithjane_12345_67890_{CHAPTER}.ipynb", solved_text(solved))
-        archive.writestr(f"doejohn_late_23456_78901_{CHAPTER}.ipynb", solved_text(wrong))
-        archive.writestr(f"Jane Smith_1001_assignsubmission_file_/{CHAPTER}.ipynb", solved_text(solved))
-        archive.writestr(f"Jane Smith_2002_assignsubmission_file_/{CHAPTER}.ipynb", solved_text(wrong))
-        archive.writestr(f"leekim_34567_88888_{CHAPTER}.ipynb", solved_text(wrong))
-        archive.writestr(f"leekim_34567_88889_{CHAPTER}-1.ipynb", solved_text(solved))
-        archive.writestr("Ann Lee_4004_assignsubmission_file_/homework.ipynb", solved_text(solved))
-        archive.writestr("readme.txt", "not a notebook")
-    expected["smithjane-12345"] = (8, "graded", ())
-    expected["doejohn-23456"] = (0, "graded", ())
-    expected["jane-smith-1001"] = (8, "graded", ())
-    expected["jane-smith-2002"] = (0, "graded", ())
-    expected["leekim-34567"] = (8, "graded", ("an earlier submission", "earlier/"))
-    expected["ann-lee-4004"] = (None, "failed", ("homework.ipynb", "holds no chapter id"))
+        for student, name, text, outcome in lms:
+            if student is None or wanted(student):
+                archive.writestr(name, text)
+                if outcome is not None:
+                    expected[student] = outcome
     return expected
 
 
 def solved_text(nb) -> str:
     return nbformat.writes(nb)
+
+
+def grade(course: Path, root: Path, *options: str, students: Collection[str] | None = None) -> dict:
+    """Build the class (or only `students`) in `course` and grade it from its LMS zip as an
+    instructor would, with short time limits; return what a test needs to judge the run."""
+    course.mkdir(parents=True, exist_ok=True)
+    shutil.copy(root / "nbgrader_config.py", course)
+    shutil.copytree(root / "solutions", course / "solutions")
+    expected = build(course, root, students)
+    # The instructor set a due date; nbgrader creates the gradebook with `alembic` from PATH.
+    run_nbgrader(["db", "assignment", "add", CHAPTER, f"--duedate={DUE}", f"--CourseDirectory.root={course}",
+                  f"--CourseDirectory.db_url=sqlite:///{course / 'gradebook.db'}"], cwd=course)
+    submitted_before = tree_digest(course / "submitted" / "correct")
+    proc = subprocess.run([sys.executable, "-m", "grader", "autograde", "--course", str(course),
+                           "--from", str(course / "lms.zip"), "--cell-timeout", "20", "--notebook-timeout", "300",
+                           "--memory-mb", "2048", *options], capture_output=True, text=True, timeout=3600)
+    rows = {}
+    if (course / "grades.csv").exists():
+        with open(course / "grades.csv", newline="") as f:
+            rows = {row["student"]: row for row in csv.DictReader(f)}
+    return {"course": course, "expected": expected, "proc": proc, "rows": rows,
+            "submitted_before": submitted_before}
+
+
+def tree_digest(folder: Path) -> str:
+    """A digest of every file's path and bytes under `folder` ("" when it does not exist)."""
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(folder)).encode() + path.read_bytes())
+    return h.hexdigest()
+
+
+def outcome_problem(graded: dict, student: str) -> str | None:
+    """What is wrong with `student`'s row against its expected score, status and words, or None."""
+    row = graded["rows"].get(student)
+    if row is None:
+        return f"{student}: no row in grades.csv"
+    score, status, words = graded["expected"][student]
+    report = (graded["course"] / "autograde-report.md").read_text()
+    messages = " ".join(line for line in report.splitlines() if line.startswith(f"- **{student}**"))
+    text = " ".join([row["status"], row["notes"], messages])
+    if row["status"].split(":")[0] != status:
+        return f"{student}: status {row['status']!r}, expected {status!r}"
+    if (row["score"] != "") if score is None else (row["score"] == "" or float(row["score"]) != score):
+        return f"{student}: score {row['score']!r}, expected {score!r} ({row['status']}; {row['notes'][:300]})"
+    missing = [word for word in words if word not in text]
+    if missing:
+        return f"{student}: {missing} not in {text[:1500]!r}"
+    return None

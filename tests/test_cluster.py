@@ -1,7 +1,7 @@
 """grader autograde --scheduler: the run stage on a real Dask cluster (scheduler and workers on loopback).
 
-The whole synthetic class graded on a cluster gives the same grades.csv as a local run: that test
-is in test_autograde.py, beside the local run it compares with.
+Submissions of every kind graded on a cluster get the rows the local run expects of them: that is
+tests/test_autograde_dask.py.
 """
 
 from __future__ import annotations
