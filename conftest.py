@@ -17,6 +17,31 @@ import pytest
 #: Modules whose tests share nothing made once per module or session (checked at collection).
 SPREAD = {"tests/test_wrong_answers.py", "tests/test_check.py", "tests/test_notebooks.py"}
 
+#: Units of work that take minutes, with their rough time in seconds on a 2-core machine (from
+#: `--durations`). They start first, longest first, so that no long one starts last while the other
+#: worker has nothing left; everything else follows in collection order. Only the order matters.
+LONG = {
+    "tests/test_autograde.py": 270,
+    "tests/test_autograde_chapters.py": 200,
+    "tests/test_release.py": 170,
+    "tests/test_autograde_e2e.py": 130,
+    "tests/test_check.py::test_each_exercise_is_scored_as_graded[12_fast_kernels]": 125,
+    "tests/test_autograde_dask.py": 120,
+    "solutions/12_fast_kernels/12_fast_kernels.ipynb": 110,
+    "tests/test_exchange.py": 100,
+    "tests/test_fast_kernels.py": 95,
+    "tests/test_wrong_answers.py::test_wrong_answers_lose_their_points_and_only_those[10_hijax]": 90,
+    "tests/test_lab.py": 80,
+    "tests/test_wrong_answers.py::test_wrong_answers_lose_their_points_and_only_those[12_fast_kernels]": 80,
+    "tests/test_cluster.py": 75,
+    "solutions/11_cpp_ffi/11_cpp_ffi.ipynb": 70,
+    "tests/test_notebooks.py::test_learner_notebook_fails_only_with_not_answered_yet[12_fast_kernels]": 67,
+    "tests/test_check.py::test_each_exercise_is_scored_as_graded[11_cpp_ffi]": 64,
+    "tests/test_wrong_answers.py::test_wrong_answers_lose_their_points_and_only_those[08_autodiff_batching_rules]": 62,
+    "solutions/08_autodiff_batching_rules/08_autodiff_batching_rules.ipynb": 60,
+    "tests/test_wrong_answers.py::test_corpus_grading_agrees_with_the_autograder": 54,
+}
+
 
 def _file(nodeid: str) -> str:
     return nodeid.split("::")[0]
@@ -27,10 +52,37 @@ def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 
     class ByFile(LoadScopeScheduling):
-        """Each file is one unit of work, but for the tests of `SPREAD`, each its own."""
+        """Each file is one unit of work, but for the tests of `SPREAD`, each its own; the `LONG`
+        units first."""
 
         def _split_scope(self, nodeid: str) -> str:
             return nodeid if _file(nodeid) in SPREAD else _file(nodeid)
+
+        def schedule(self) -> None:
+            # LoadScopeScheduling.schedule (xdist 3.8.0), with the work queue in our order: the first
+            # call makes the queue and hands each worker its first units; later calls are xdist's.
+            if self.collection is not None:
+                return super().schedule()
+            if not self._check_nodes_have_same_collection():
+                self.log("**Different tests collected, aborting run**")
+                return
+            self.collection = list(next(iter(self.registered_collections.values())))
+            if not self.collection:
+                return
+            units: dict[str, dict[str, bool]] = {}
+            for nodeid in self.collection:
+                units.setdefault(self._split_scope(nodeid), {})[nodeid] = False
+            for scope in sorted(units, key=lambda scope: -LONG.get(scope, 0)):  # stable: the rest keep their order
+                self.workqueue[scope] = units[scope]
+            for _ in range(max(len(self.nodes) - len(self.workqueue), 0)):  # more workers than work
+                self.assigned_work.popitem()[0].shutdown()
+            for node in self.nodes:
+                self._assign_work_unit(node)
+            for node in self.nodes:
+                self._reschedule(node)
+            if not self.workqueue:
+                for node in self.nodes:
+                    node.shutdown()
 
     return ByFile(config, log)
 

@@ -65,3 +65,24 @@ def test_release_prepare_and_the_learners_view_read_regions_as_nbgrader_does():
                      "__import__('grader.checks', fromlist=['_']).hidden_checks(False)"], stripped
     assert stripped.index(next(l for l in stripped if "hidden_checks(True)" in l)) + 1 == \
         stripped.index(next(l for l in stripped if "f(5)" in l))
+
+
+def test_the_long_units_make_test_starts_first_are_tests_that_exist():
+    """Does every unit in conftest.py's LONG (started first by make test's workers) name a test file,
+    or a test function of it with a chapter as its parameter, that exists? A renamed test would
+    otherwise lose its place silently."""
+    import importlib.util
+    import re
+
+    from grader.course import chapters
+
+    spec = importlib.util.spec_from_file_location("scheduling", ROOT / "conftest.py")
+    scheduling = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scheduling)
+    for unit in scheduling.LONG:
+        path, _, test = unit.partition("::")
+        assert (ROOT / path).is_file(), unit
+        if test:
+            name, chapter = re.fullmatch(r"(\w+)(?:\[(\w+)\])?", test).groups()
+            assert re.search(rf"^def {name}\(", (ROOT / path).read_text(), re.M), unit
+            assert chapter is None or chapter in chapters(ROOT), unit
