@@ -90,20 +90,28 @@ def release(selected: list[str] | None = None, *, root: Path | None = None, out:
                 "these notebooks hold answers, and releasing would overwrite them: "
                 + ", ".join(str(p) for p in busy)
                 + ". Copy them somewhere safe first, or pass --force to overwrite them.")
-    written = []
     with tempfile.TemporaryDirectory(prefix="release-") as tmp:
+        # One nbgrader run for every selected chapter (it takes seconds to start, and most of a
+        # release is that start): its source folder holds a link to each selected chapter, and
+        # "*" releases them all. It writes into a scratch folder, and notebooks/ is only touched
+        # once every chapter is released and checked, so a failed release leaves it as it was.
+        sources, produced_dir = Path(tmp) / "sources", Path(tmp) / "released"
+        sources.mkdir()
         for chapter in selected:
-            # nbgrader writes into a scratch folder first, so a failed release leaves notebooks/ as it was.
-            proc = run_nbgrader(
-                ["generate_assignment", chapter, "--force", "--no-db",
-                 f"--CourseDirectory.root={root}", f"--CourseDirectory.release_directory={tmp}"],
-                cwd=root)
-            produced = Path(tmp) / chapter / f"{chapter}.ipynb"
+            (sources / chapter).symlink_to(root / "solutions" / chapter, target_is_directory=True)
+        proc = run_nbgrader(
+            ["generate_assignment", "*", "--force", "--no-db", f"--CourseDirectory.root={root}",
+             f"--CourseDirectory.source_directory={sources}", f"--CourseDirectory.release_directory={produced_dir}"],
+            cwd=root)
+        for chapter in selected:
+            produced = produced_dir / chapter / f"{chapter}.ipynb"
             if proc.returncode != 0 or not produced.exists():
                 log = "\n  ".join(proc.stderr.strip().splitlines()[-8:])
                 raise CourseError(f"nbgrader could not release {chapter}:\n  {log}")
             check_no_leaks(root / "solutions" / chapter / f"{chapter}.ipynb", produced)
+        written = []
+        for chapter in selected:
             target = release_dir / chapter
-            shutil.copytree(Path(tmp) / chapter, target, dirs_exist_ok=True)
+            shutil.copytree(produced_dir / chapter, target, dirs_exist_ok=True)
             written.append(target / f"{chapter}.ipynb")
     return written
