@@ -23,7 +23,6 @@ SPREAD = {"tests/test_wrong_answers.py", "tests/test_check.py", "tests/test_note
 LONG = {
     "tests/test_autograde.py": 270,
     "tests/test_autograde_chapters.py": 200,
-    "tests/test_release.py": 170,
     "tests/test_autograde_e2e.py": 130,
     "tests/test_check.py::test_each_exercise_is_scored_as_graded[12_fast_kernels]": 125,
     "tests/test_autograde_dask.py": 120,
