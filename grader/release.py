@@ -103,12 +103,14 @@ def release(selected: list[str] | None = None, *, root: Path | None = None, out:
             ["generate_assignment", "*", "--force", "--no-db", f"--CourseDirectory.root={root}",
              f"--CourseDirectory.source_directory={sources}", f"--CourseDirectory.release_directory={produced_dir}"],
             cwd=root)
+        # nbgrader goes on past a chapter it cannot release, and leaves out that chapter's folder.
+        failed = [c for c in selected if not (produced_dir / c / f"{c}.ipynb").exists()]
+        if proc.returncode != 0 or failed:
+            lines = proc.stderr.strip().splitlines()
+            log = "\n  ".join(([ln for ln in lines if "Error" in ln or "ERROR" in ln] or lines)[:8])
+            raise CourseError(f"nbgrader could not release {', '.join(failed) or 'the chapters'}:\n  {log}")
         for chapter in selected:
-            produced = produced_dir / chapter / f"{chapter}.ipynb"
-            if proc.returncode != 0 or not produced.exists():
-                log = "\n  ".join(proc.stderr.strip().splitlines()[-8:])
-                raise CourseError(f"nbgrader could not release {chapter}:\n  {log}")
-            check_no_leaks(root / "solutions" / chapter / f"{chapter}.ipynb", produced)
+            check_no_leaks(root / "solutions" / chapter / f"{chapter}.ipynb", produced_dir / chapter / f"{chapter}.ipynb")
         written = []
         for chapter in selected:
             target = release_dir / chapter

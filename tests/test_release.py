@@ -87,15 +87,19 @@ def test_unknown_chapter_is_refused():
 
 @pytest.mark.slow
 def test_a_broken_source_fails_and_leaves_notebooks_alone(course_copy):
-    """Does a source nbgrader rejects (two cells with one grade_id) stop the release, keeping notebooks/?"""
-    source = course_copy / "solutions" / "00_start_here" / "00_start_here.ipynb"
+    """Released with another chapter, does a source nbgrader rejects (two cells with one grade_id) stop
+    the release, naming that chapter and only it, with nbgrader's reason, and keep every notebook?"""
+    source = course_copy / "solutions" / "01_numpy_interop" / "01_numpy_interop.ipynb"
     nb = nbformat.read(source, as_version=4)
     _cell(nb, "ex2_test").metadata["nbgrader"]["grade_id"] = "ex1_test"
     nbformat.write(nb, source)
-    before = (course_copy / "notebooks" / "00_start_here" / "00_start_here.ipynb").read_bytes()
-    with pytest.raises(CourseError, match="could not release 00_start_here"):
-        release(["00_start_here"], root=course_copy)
-    assert (course_copy / "notebooks" / "00_start_here" / "00_start_here.ipynb").read_bytes() == before
+    learners = [course_copy / "notebooks" / ch / f"{ch}.ipynb" for ch in ("00_start_here", "01_numpy_interop")]
+    before = [path.read_bytes() for path in learners]
+    with pytest.raises(CourseError) as caught:
+        release(["00_start_here", "01_numpy_interop"], root=course_copy)
+    assert str(caught.value).startswith("nbgrader could not release 01_numpy_interop:\n"), str(caught.value)
+    assert "Duplicate grade id: ex1_test" in str(caught.value), str(caught.value)
+    assert [path.read_bytes() for path in learners] == before
     shutil.rmtree(course_copy / "solutions")
 
 
