@@ -85,12 +85,13 @@ inline void BackwardRows(const float* scale, const float* x, const float* ct_y, 
 // large arrays). This marks the 2 MiB-aligned part of [p, p + bytes) before the kernel writes it.
 // It is advice: pages already there stay as they are, memory outside the range is not touched, and
 // an error (or another OS, or huge pages switched off) only means the advice is not taken. Only
-// blocks of kHugeAdviseBytes or more are advised: glibc's malloc maps those fresh from the OS on
-// every allocation, while it serves smaller ones from its heaps, where a freed block is usually
-// reused with its pages already there (and advising part of a heap only splits its mapping).
+// blocks of kHugeAdviseBytes or more are advised: glibc's malloc maps blocks over 32 MiB fresh from
+// the OS on every allocation, and blocks of a few MiB on some calls (seen with 16 MiB outputs when
+// three jitted functions took turns, as in bench/); a small block is mostly reused with its pages
+// already there, and there the system call would only cost time.
 // Chapter 12 builds a copy with -DJBJ_NO_HUGE_PAGES, which gives no advice, to measure the difference.
 constexpr std::size_t kHugePage = std::size_t(2) << 20;
-constexpr std::size_t kHugeAdviseBytes = std::size_t(32) << 20;
+constexpr std::size_t kHugeAdviseBytes = std::size_t(8) << 20;
 
 inline void AdviseHugePages(void* p, std::size_t bytes) {
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && !defined(JBJ_NO_HUGE_PAGES)
