@@ -287,6 +287,12 @@ def tree_digest(folder: Path) -> str:
     return h.hexdigest()
 
 
+def snoop_line(graded: dict) -> str:
+    """The line the snooping submission printed in its graded notebook: what each read and the network gave."""
+    nb = (graded["course"] / "autograded" / "snoop" / CHAPTER / f"{CHAPTER}.ipynb").read_text()
+    return next(part for part in nb.split("\\n") if "SNOOP" in part)
+
+
 def outcome_problem(graded: dict, student: str) -> str | None:
     """What is wrong with `student`'s row against its expected score, status and words, or None."""
     row = graded["rows"].get(student)

@@ -58,7 +58,6 @@ def test_student_code_on_a_worker_cannot_see_solutions_the_gradebook_or_the_netw
     """On a Dask worker too, do the snooping reads fail and the network stay out of reach?"""
     if not sandbox.probe().sandboxed:
         pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
-    nb = (on_dask["course"] / "autograded" / "snoop" / "00_start_here" / "00_start_here.ipynb").read_text()
-    line = next(part for part in nb.split("\\n") if "SNOOP" in part)
+    line = synthetic_class.snoop_line(on_dask)
     assert "READ" not in line and "REACHED" not in line, line
     assert line.count("FileNotFoundError") + line.count("PermissionError") == 5, line
