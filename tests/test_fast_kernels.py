@@ -73,8 +73,8 @@ def test_backward_kernel_matches_the_float64_gradient(kernels):
 
 @pytest.mark.parametrize("shape", [(8193, 1027), (1031, 8191)])
 def test_outputs_advised_to_use_huge_pages_are_right(kernels, shape):
-    """Fresh outputs of 32 MiB and more get madvise(MADV_HUGEPAGE) on their 2 MiB-aligned part before the
-    kernels write them: odd row lengths, forward, forward with scales, and backward."""
+    """Fresh outputs over the 8 MiB from which the kernels give madvise(MADV_HUGEPAGE) on their 2 MiB-aligned
+    part (here 32 MiB and more, odd row lengths) are right: forward, forward with scales, and backward."""
     x = np.random.default_rng(3).standard_normal(shape).astype(np.float32)
     ct = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
     assert x.nbytes >= 32 << 20
