@@ -12,10 +12,21 @@ silently stops grouping on pytest 9.2's node ids: pytest-dev/pytest-xdist#1386.)
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+
 import pytest
 
 #: Modules whose tests share nothing made once per module or session (checked at collection).
 SPREAD = {"tests/test_wrong_answers.py", "tests/test_check.py", "tests/test_notebooks.py"}
+
+#: Tests of `SPREAD` that run as one unit per chapter (their parameter), on one worker, in this order:
+#: a chapter's wrong answers are graded in a kernel that runs its reference solution first, and the
+#: records it makes (tests/wrong_answers/grading.py, `ChapterGrader.publish`) are where `grader
+#: check` looks for them, so that the chapter's `grader check` test after it needs no reference run.
+TOGETHER = ("tests/test_wrong_answers.py::test_wrong_answers_lose_their_points_and_only_those",
+            "tests/test_check.py::test_each_exercise_is_scored_as_graded")
 
 #: Units of work that take minutes, with their rough time in seconds on a 2-core machine (from
 #: `--durations`). They start first, longest first, so that no long one starts last while the other
@@ -46,6 +57,27 @@ def _file(nodeid: str) -> str:
     return nodeid.split("::")[0]
 
 
+def _together(nodeid: str) -> tuple[int, str] | None:
+    """(place in `TOGETHER`, chapter) for a test of `TOGETHER`, else None."""
+    function, _, parameter = nodeid.partition("[")
+    return (TOGETHER.index(function), parameter.rstrip("]")) if function in TOGETHER else None
+
+
+def pytest_configure(config):
+    """The session's `grader check` reference records go to a folder of its own (`$JBJ_REFERENCE_CACHE`,
+    which pytest-xdist's workers inherit): a run neither reads nor fills the user's cache."""
+    if hasattr(config, "workerinput"):
+        return
+    config._jbj_reference_cache = tempfile.mkdtemp(prefix="jbj-test-reference-")
+    os.environ["JBJ_REFERENCE_CACHE"] = config._jbj_reference_cache
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "_jbj_reference_cache", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
@@ -55,6 +87,9 @@ def pytest_xdist_make_scheduler(config, log):
         units first."""
 
         def _split_scope(self, nodeid: str) -> str:
+            together = _together(nodeid)
+            if together:
+                return f"{TOGETHER[0]}[{together[1]}]"
             return nodeid if _file(nodeid) in SPREAD else _file(nodeid)
 
         def schedule(self) -> None:
@@ -71,7 +106,10 @@ def pytest_xdist_make_scheduler(config, log):
             units: dict[str, dict[str, bool]] = {}
             for nodeid in self.collection:
                 units.setdefault(self._split_scope(nodeid), {})[nodeid] = False
-            for scope in sorted(units, key=lambda scope: -LONG.get(scope, 0)):  # stable: the rest keep their order
+            def seconds(scope: str) -> float:
+                return LONG.get(scope, 0) + sum(LONG.get(nodeid, 0) for nodeid in units[scope] if nodeid != scope)
+
+            for scope in sorted(units, key=lambda scope: -seconds(scope)):  # stable: the rest keep their order
                 self.workqueue[scope] = units[scope]
             for _ in range(max(len(self.nodes) - len(self.workqueue), 0)):  # more workers than work
                 self.assigned_work.popitem()[0].shutdown()
@@ -87,8 +125,21 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_collection_modifyitems(config, items):
-    """A test of `SPREAD` that uses a fixture made once per module or session would make it once on
-    each worker it lands on, or share it by chance: refuse to run, saying which."""
+    """Each test of `TOGETHER` but the first runs right after the test before it in `TOGETHER` for its
+    chapter (with or without pytest-xdist). A test of `SPREAD` that uses a fixture made once per module
+    or session would make it once on each worker it lands on, or share it by chance: refuse to run,
+    saying which."""
+    found = {_together(item.nodeid): item for item in items if _together(item.nodeid)}
+    ordered = []
+    for item in items:
+        together = _together(item.nodeid)
+        if together and (together[0] - 1, together[1]) in found:
+            continue  # placed after the test before it
+        ordered.append(item)
+        while together and (together[0] + 1, together[1]) in found:
+            together = (together[0] + 1, together[1])
+            ordered.append(found[together])
+    items[:] = ordered
     for item in items:
         if _file(item.nodeid) not in SPREAD:
             continue

@@ -164,7 +164,11 @@ def _visible_verdict(title: str, cell) -> str:
 
 
 def reference_cache() -> Path:
-    """Where each chapter's reference records are kept between checks (safe to delete)."""
+    """Where each chapter's reference records are kept between checks (safe to delete):
+    $JBJ_REFERENCE_CACHE, else the user's cache folder."""
+    env = os.environ.get("JBJ_REFERENCE_CACHE")
+    if env:
+        return Path(env)
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "jax-beyond-jnp" / "reference"
 

@@ -48,7 +48,9 @@ def test_each_exercise_is_scored_as_graded(tmp_path, chapter):
     """The solution with exercise 2 wrong (tests/wrong_answers) and the quiz as released: does exercise 2
     lose exactly its points with its failure shown, the quiz say "not answered yet", and every other
     exercise score full marks in a kernel of its own (the reference's records, made in another
-    kernel, are met again: nothing graded depends on the run)? One grading per chapter holds all three."""
+    kernel, are met again: nothing graded depends on the run)? One grading per chapter holds all three.
+    In `make test` the reference records are those the chapter's wrong-answer test made just before
+    (conftest.py's TOGETHER), proved the same as a reference run's in tests/test_wrong_answers.py."""
     nb = nbformat.read(solution_path(chapter), as_version=4)
     released = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source
                 for c in nbformat.read(learner_path(chapter), as_version=4).cells}
@@ -83,6 +85,21 @@ def test_the_learner_notebook_scores_zero_with_not_answered_yet():
     for row in rows:
         assert " 0 / " in row and "not answered yet" in row, row
     assert proc.stdout.splitlines()[-1].split()[1] == "0"
+
+
+def test_the_reference_cache_is_where_the_environment_says(tmp_path, monkeypatch):
+    """Does `grader check` keep its reference records in $JBJ_REFERENCE_CACHE when set, else under
+    $XDG_CACHE_HOME, else under ~/.cache?"""
+    from grader.check import reference_cache
+
+    monkeypatch.setenv("JBJ_REFERENCE_CACHE", str(tmp_path / "mine"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert reference_cache() == tmp_path / "mine"
+    monkeypatch.delenv("JBJ_REFERENCE_CACHE")
+    assert reference_cache() == tmp_path / "xdg" / "jax-beyond-jnp" / "reference"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert reference_cache() == tmp_path / "home" / ".cache" / "jax-beyond-jnp" / "reference"
 
 
 def test_chapter_id_is_accepted_for_the_learner_notebook(tmp_path, monkeypatch):

@@ -67,6 +67,24 @@ def test_release_prepare_and_the_learners_view_read_regions_as_nbgrader_does():
         stripped.index(next(l for l in stripped if "f(5)" in l))
 
 
+def test_the_tests_run_together_exist_and_take_a_chapter():
+    """Does every test conftest.py's TOGETHER runs as one unit per chapter exist, parametrized by
+    chapter, so that a renamed test cannot silently lose its partner (and its shared reference)?"""
+    import importlib.util
+    import re
+
+    spec = importlib.util.spec_from_file_location("scheduling", ROOT / "conftest.py")
+    scheduling = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scheduling)
+    assert len(scheduling.TOGETHER) >= 2
+    for unit in scheduling.TOGETHER:
+        path, _, name = unit.partition("::")
+        text = (ROOT / path).read_text()
+        assert re.search(rf'@pytest\.mark\.parametrize\("chapter", CHAPTERS\)\ndef {name}\(', text), unit
+    assert scheduling._together(scheduling.TOGETHER[1] + "[07_lowering]") == (1, "07_lowering")
+    assert scheduling._together("tests/test_check.py::test_other[07_lowering]") is None
+
+
 def test_the_long_units_make_test_starts_first_are_tests_that_exist():
     """Does every unit in conftest.py's LONG (started first by make test's workers) name a test file,
     or a test function of it with a chapter as its parameter, that exists? A renamed test would

@@ -172,6 +172,7 @@ def test_every_caller_grades_a_notebook_through_grade_job(tmp_path, monkeypatch)
     monkeypatch.setattr(run, "grade_job", grade_job)
     monkeypatch.setattr(cluster, "_processes", lambda: run.Workers(0, tmp_path))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("JBJ_REFERENCE_CACHE", raising=False)  # grader check's reference cache under it
     course = tmp_path / "course"
     shutil.copytree(ROOT / "solutions" / CHAPTER, course / "solutions" / CHAPTER)
     job = Job("kim", CHAPTER, course / "solutions" / CHAPTER / f"{CHAPTER}.ipynb")

@@ -7,10 +7,13 @@ One kernel per chapter runs the reference once and grades each wrong answer in i
 
 from __future__ import annotations
 
+import json
+
 import nbformat
 import pytest
 
 from conftest import CHAPTERS
+from grader.check import reference_cache
 from grader.course import solution_path
 from wrong_answers import CLASSES, VISIBLE, applies, corpus
 from wrong_answers.grading import ChapterGrader
@@ -64,6 +67,8 @@ def test_wrong_answers_lose_their_points_and_only_those(chapter, record_property
         outcomes = [outcome for gid, items in table.items() for outcome in grader.grade(gid, items)]
     finally:
         grader.close()
+    # For the chapter's `grader check` test, which runs next on this worker (conftest.py's TOGETHER).
+    grader.publish(reference_cache())
     # For the table at the end of the run (conftest.py), also from a pytest-xdist worker.
     record_property("wrong_answers", (chapter, len(outcomes), sum(1 for o in outcomes if o.visible and not o.visible.passed),
                                       sum(1 for o in outcomes if not o.graded.passed)))
@@ -94,13 +99,16 @@ AGREEMENT_CHAPTER = "09_reverse_mode_internals"
 
 
 @pytest.mark.slow
-def test_corpus_grading_agrees_with_the_autograder(tmp_path):
+def test_corpus_grading_agrees_with_the_autograder(tmp_path, monkeypatch):
     """With the last wrong answer of every answer cell of a chapter in one notebook, does the real
     autograder (`grader check`, hidden checks included) give each exercise the same verdict, with the
     same words, as the corpus grading in one kernel, and is that the visible check's failure where
-    one failed (as the corpus test assumes when it skips a graded run)?"""
+    one failed (as the corpus test assumes when it skips a graded run)? Are the reference records of
+    `grader check`'s own sandboxed reference run the same as those of the corpus's kernel (which the
+    other chapters' `grader check` tests judge against)?"""
     from grader.check import score
 
+    monkeypatch.setenv("JBJ_REFERENCE_CACHE", str(tmp_path / "reference"))  # a reference run of its own
     chapter = AGREEMENT_CHAPTER
     sample = {gid: items[-1] for gid, items in corpus(chapter).items()}
     grader = ChapterGrader(chapter, confirm=True)  # every graded test cell runs, none is implied
@@ -125,6 +133,10 @@ def test_corpus_grading_agrees_with_the_autograder(tmp_path):
         if outcome.visible.ename == "CheckFailed":
             assert failed_check(outcome.graded.message) == failed_check(outcome.visible.message), (
                 gid, outcome.graded, outcome.visible)
+    made = list((tmp_path / "reference").glob(f"reference-{chapter}-*.json"))
+    assert len(made) == 1 and set(grader.reference) == set(grader.visible), made
+    sandboxed = json.loads(made[0].read_text())
+    assert sandboxed == grader.reference, [gid for gid in sandboxed if sandboxed[gid] != grader.reference.get(gid)]
 
 
 def failed_check(message: str) -> str:

@@ -269,7 +269,7 @@ def cached_references(chapters: list[str], keys: dict[str, str], cache: Path) ->
     out: dict = {}
     todo = []
     for chapter in chapters:
-        cached = cache / f"reference-{chapter}-{keys[chapter]}.json"
+        cached = reference_file(cache, chapter, keys[chapter])
         try:
             out[chapter] = json.loads(cached.read_text())
         except (OSError, ValueError):
@@ -301,11 +301,21 @@ def accept_reference(chapter: str, cached: Path, result: KernelRun, out: dict, e
                                            "fix solutions/", result.trace)
         return
     records = {gid: r["record"] for gid, r in result.records.items()}
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    tmp_file = cached.with_suffix(f".{os.getpid()}.tmp")
-    tmp_file.write_text(json.dumps(records))
-    os.replace(tmp_file, cached)
+    store_reference(cached, records)
     out[chapter] = records
+
+
+def reference_file(cache: Path, chapter: str, key: str) -> Path:
+    """Where `cache` keeps the reference records of `chapter` under its `reference_key`."""
+    return cache / f"reference-{chapter}-{key}.json"
+
+
+def store_reference(path: Path, records: dict) -> None:
+    """Write a chapter's reference records (by test cell's grade_id) to `path`, whole or not at all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp_file = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp_file.write_text(json.dumps(records))
+    os.replace(tmp_file, path)
 
 
 @dataclass(frozen=True)

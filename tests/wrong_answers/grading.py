@@ -381,6 +381,27 @@ class ChapterGrader:
             raise AssertionError(f"{self.chapter}: after its wrong answers, the reference fails {test_gid}: {verdict.message}")
         return outcomes
 
+    def publish(self, cache: Path) -> None:
+        """Put the reference records this kernel made where `grader check` looks for them (`cache`, as
+        `grader.check.reference_cache()` names it), under the chapter's reference key: a check of the
+        chapter then judges against them with no reference run of its own. Records already there (a
+        reference run made them) must be the same; an AssertionError says which cells differ."""
+        import json
+
+        from grader.autograde import run
+        from grader.course import repo_root
+
+        if set(self.reference) != set(self.visible):
+            return  # the reference has not run (or not to its end) in this kernel
+        path = run.reference_file(cache, self.chapter, run.reference_key(repo_root(), self.chapter))
+        try:
+            there = json.loads(path.read_text())
+        except (OSError, ValueError):
+            run.store_reference(path, self.reference)
+            return
+        differ = sorted(gid for gid in there.keys() | self.reference.keys() if there.get(gid) != self.reference.get(gid))
+        assert not differ, f"{self.chapter}: the reference records in {path} differ from this kernel's in {differ}"
+
     def close(self) -> None:
         if self.kernel is not None:
             self.kernel.shutdown()
