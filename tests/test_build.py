@@ -282,3 +282,28 @@ def test_ctypes_functions_handed_out_earlier_keep_their_types(build_cache):
     lib.function("add_twice")  # no types: a void function
     again = build(code=ADD, name="add").function("add_twice")
     assert good(1.0, 2.0) == 5.0 and again is not good
+
+
+LOOP = "void twice(float* x, int n) {\n  for (int i = 0; i < n; ++i) x[i] *= 2.0f;\n}\n"
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="reads GCC's own report")
+def test_a_compiler_report_is_gccs_and_asking_again_does_not_compile(build_cache, tmp_path, monkeypatch):
+    """Does compiler_report return what GCC said about a source (its vectoriser notes, its dump
+    files), once compiled, and the same again from the cache without running the compiler, while an
+    edited source or other flags compile afresh? Does a source that does not compile raise BuildError?"""
+    source = tmp_path / "loop.cc"
+    source.write_text(LOOP)
+    monkeypatch.setenv("CXX", str(counting_compiler(tmp_path)))
+    flags = ("-O3", "-fopt-info-vec-optimized", "-fdump-tree-vect-details")
+    first = build_module.compiler_report(source, flags)
+    assert "loop.cc:2:" in first.stderr and "optimized: loop vectorized" in first.stderr, first.stderr
+    assert any(name.endswith(".vect") and "loop.cc:2:" in text for name, text in first.dumps.items()), list(first.dumps)
+    assert build_module.compiler_report(source, flags) == first and compiles(tmp_path) == 1
+    assert "vectorized" not in build_module.compiler_report(source, ("-O0", "-fopt-info-vec-optimized")).stderr
+    source.write_text(LOOP.replace("2.0f", "3.0f"))
+    build_module.compiler_report(source, flags)
+    assert compiles(tmp_path) == 3
+    source.write_text("void broken( {\n")
+    with pytest.raises(BuildError, match=r"C\+\+ compile of 'loop.cc' failed:\n  loop.cc:1:"):
+        build_module.compiler_report(source, flags)

@@ -196,6 +196,76 @@ def _headers(folders: list[Path]) -> list[Path]:
                   for p in folder.iterdir() if p.suffix in {".h", ".hh", ".hpp"})
 
 
+def _content_key(code: str, all_flags: list[str], compiler: list[str], header_dirs: list[Path]) -> str:
+    """What a compile depends on: the code, the flags, the compiler, the JAX version (for its
+    headers) and the course's headers in `header_dirs`."""
+    digest = hashlib.sha256()
+    for part in (code, "\0".join(all_flags), _compiler_identity(tuple(compiler)), _jax_identity()[0],
+                 *(str(d) for d in header_dirs),
+                 *(str(h) + "\0" + h.read_text(errors="replace") for h in _headers(header_dirs))):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:20]
+
+
+def _writable_cache() -> Path:
+    out_dir = cache_dir()
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise BuildError(f"cannot create the build cache {out_dir} ({err.strerror}); "
+                         "set $JBJ_BUILD_CACHE to a folder you can write to.") from None
+    return out_dir
+
+
+@dataclass(frozen=True)
+class CompilerReport:
+    """What the compiler said while compiling a source (without linking it): its messages (stderr)
+    and the text of the dump files its flags asked for, by file name."""
+
+    stderr: str
+    dumps: dict[str, str]
+
+
+def compiler_report(source: str, flags: tuple[str, ...] = ()) -> CompilerReport:
+    """Compile cpp/`source` (or a path) to an object file that is thrown away, with C++17, `flags`
+    and the course's include folders, and return what the compiler reported: e.g. GCC's notes on
+    the loops it vectorised with `-fopt-info-vec-optimized`, or its dumps with `-fdump-tree-...`.
+    Cached by content as `build` is, so asking again costs nothing. Raises BuildError if the
+    source does not compile."""
+    import json
+
+    path = Path(source)
+    if not path.is_absolute() and not path.exists() and (cpp_dir() / path).exists():
+        path = cpp_dir() / path
+    if not path.is_file():
+        raise SourceNotFoundError(f"C++ source {str(source)!r} not found here or in the course's cpp/ folder.")
+    compiler = find_compiler()
+    _, jax_include = _jax_identity()
+    header_dirs = list(dict.fromkeys(d.resolve() for d in (cpp_dir(), path.resolve().parent)))
+    all_flags = ["-std=c++17", *flags]
+    code = path.read_text()
+    key = _content_key(code, [*all_flags, "(report)"], compiler, header_dirs)
+    cached = _writable_cache() / f"{path.stem}-{key}.report.json"
+    try:
+        found = json.loads(cached.read_text())
+        return CompilerReport(found["stderr"], found["dumps"])
+    except (OSError, ValueError, KeyError):
+        pass
+    with tempfile.TemporaryDirectory(prefix=f".{path.stem}-report-") as tmp:
+        cmd = [*compiler, *all_flags, "-c", "-o", os.devnull, *(f"-I{d}" for d in header_dirs),
+               f"-isystem{jax_include}", str(path)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=tmp)
+        if proc.returncode != 0:
+            errors = "\n  ".join(_first_errors(proc.stderr, path.name))
+            raise BuildError(f"C++ compile of {path.name!r} failed:\n  {errors}")
+        report = CompilerReport(proc.stderr, {p.name: p.read_text(errors="replace") for p in sorted(Path(tmp).iterdir())})
+    partial = cached.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(json.dumps({"stderr": report.stderr, "dumps": report.dumps}))
+    os.replace(partial, cached)
+    return report
+
+
 def build(
     source: str | os.PathLike | None = None,
     *,
@@ -236,23 +306,11 @@ def build(
         raise ValueError(f"name {name!r} may only use letters, digits, '_', '.', '-'")
 
     compiler = find_compiler()
-    jax_version, jax_include = _jax_identity()
+    _, jax_include = _jax_identity()
     header_dirs = list(dict.fromkeys(d.resolve() for d in header_dirs))
     all_flags = [*DEFAULT_FLAGS, *flags]
-    digest = hashlib.sha256()
-    for part in (code, "\0".join(all_flags), _compiler_identity(tuple(compiler)), jax_version,
-                 *(str(d) for d in header_dirs),
-                 *(str(h) + "\0" + h.read_text(errors="replace") for h in _headers(header_dirs))):
-        digest.update(part.encode())
-        digest.update(b"\0")
-    key = digest.hexdigest()[:20]
-
-    out_dir = cache_dir()
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise BuildError(f"cannot create the build cache {out_dir} ({err.strerror}); "
-                         "set $JBJ_BUILD_CACHE to a folder you can write to.") from None
+    key = _content_key(code, all_flags, compiler, header_dirs)
+    out_dir = _writable_cache()
     target = out_dir / f"{name}-{key}.so"
     if target.exists():
         return Library(name, target, key, cached=True)
