@@ -23,8 +23,9 @@ SPREAD = {"tests/test_wrong_answers.py", "tests/test_check.py", "tests/test_note
 
 #: Tests of `SPREAD` that run as one unit per chapter (their parameter), on one worker, in this order:
 #: a chapter's wrong answers are graded in a kernel that runs its reference solution first, and the
-#: records it makes (tests/wrong_answers/grading.py, `ChapterGrader.publish`) are where `grader
-#: check` looks for them, so that the chapter's `grader check` test after it needs no reference run.
+#: records it makes, and the caches a reference run would leave (tests/wrong_answers/grading.py,
+#: `ChapterGrader.publish`), are where `grader check` looks for them, so that the chapter's `grader
+#: check` test after it needs no reference run and compiles no more than a submission would.
 TOGETHER = ("tests/test_wrong_answers.py::test_wrong_answers_lose_their_points_and_only_those",
             "tests/test_check.py::test_each_exercise_is_scored_as_graded")
 

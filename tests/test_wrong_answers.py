@@ -12,7 +12,8 @@ import json
 import nbformat
 import pytest
 
-from conftest import CHAPTERS
+from conftest import CHAPTERS, ROOT
+from grader.autograde import run
 from grader.check import reference_cache
 from grader.course import solution_path
 from wrong_answers import CLASSES, VISIBLE, applies, corpus
@@ -65,10 +66,13 @@ def test_wrong_answers_lose_their_points_and_only_those(chapter, record_property
     grader = ChapterGrader(chapter)
     try:
         outcomes = [outcome for gid, items in table.items() for outcome in grader.grade(gid, items)]
+        # For the chapter's `grader check` test, which runs next on this worker (conftest.py's TOGETHER):
+        # the reference records, and the caches a reference run would have left for its kernel.
+        grader.publish(reference_cache())
+        warm = run.warm_folder(reference_cache(), chapter, run.reference_key(ROOT, chapter))
+        assert any((warm / ".jax-cache").iterdir()), f"{chapter}: no JAX compilations were kept for grader check"
     finally:
         grader.close()
-    # For the chapter's `grader check` test, which runs next on this worker (conftest.py's TOGETHER).
-    grader.publish(reference_cache())
     # For the table at the end of the run (conftest.py), also from a pytest-xdist worker.
     record_property("wrong_answers", (chapter, len(outcomes), sum(1 for o in outcomes if o.visible and not o.visible.passed),
                                       sum(1 for o in outcomes if not o.graded.passed)))

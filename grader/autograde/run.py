@@ -310,6 +310,13 @@ def reference_file(cache: Path, chapter: str, key: str) -> Path:
     return cache / f"reference-{chapter}-{key}.json"
 
 
+def warm_folder(cache: Path, chapter: str, key: str) -> Path:
+    """Where `cache` keeps the caches (C++ builds, JAX compilations) a reference run of `chapter` made
+    before its first answer cell, under its `reference_key`: every later kernel of the chapter starts
+    from a copy."""
+    return cache / f"warm-{chapter}-{key}"
+
+
 def store_reference(path: Path, records: dict) -> None:
     """Write a chapter's reference records (by test cell's grade_id) to `path`, whole or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -398,7 +405,7 @@ def run_jobs(course: Path, jobs: list[Job], runner, limits: sandbox.Limits, cach
     wanted = sorted({job.chapter for job in jobs})
     keys = {ch: reference_key(course, ch) for ch in wanted}
     references, todo = cached_references(wanted, keys, cache_dir)
-    warm = {ch: cache_dir / f"warm-{ch}-{keys[ch]}" for ch in wanted}
+    warm = {ch: warm_folder(cache_dir, ch, keys[ch]) for ch in wanted}
     errors: dict[str, ReferenceFailure] = {}
     runs: dict[tuple[str, str], KernelRun] = {}
     finished: queue.Queue = queue.Queue()

@@ -208,6 +208,23 @@ def bwrap_argv(workdir: Path, env: dict[str, str], *, limits: "Limits | None" = 
     return argv
 
 
+def compute_env(jax_cache: Path) -> dict[str, str]:
+    """How a grading kernel computes: JAX on the CPU, its math on one thread, its compilations kept
+    in `jax_cache`. A kernel given the same entries (and the same JAX) compiles the same programs
+    under the same cache keys, so each can load what the other compiled."""
+    return {
+        "JAX_PLATFORMS": "cpu",
+        # Compilations are kept in the kernel's own folder, which the grader seeds with what the
+        # reference run compiled before its first answer cell (`grader.autograde`): the chapter's
+        # demonstrations are then loaded, not compiled again, in every submission.
+        "JAX_COMPILATION_CACHE_DIR": str(jax_cache),
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+        # One submission per core: keep each kernel's math on one thread.
+        "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false",
+        "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+    }
+
+
 def kernel_env(workdir: Path, *, record: bool = True) -> dict[str, str]:
     """The kernel's whole environment: nothing is inherited from the grader's.
 
@@ -221,15 +238,7 @@ def kernel_env(workdir: Path, *, record: bool = True) -> dict[str, str]:
         # The course package the sandbox binds (`readonly_paths`), first on the kernel's path.
         "PYTHONPATH": str(repo_root()),
         "JBJ_RECORD": "1", "JBJ_BUILD_CACHE": str(workdir / ".build-cache"),
-        "JAX_PLATFORMS": "cpu",
-        # Compilations are kept in the kernel's own folder, which the grader seeds with what the
-        # reference run compiled before its first answer cell (`grader.autograde`): the chapter's
-        # demonstrations are then loaded, not compiled again, in every submission.
-        "JAX_COMPILATION_CACHE_DIR": str(workdir / ".jax-cache"),
-        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
-        # One submission per core: keep each kernel's math on one thread.
-        "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false",
-        "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+        **compute_env(workdir / ".jax-cache"),
         # ipykernel stops when its parent pid changes; in a new pid namespace it always looks changed.
         "JPY_PARENT_PID": "",
     }

@@ -133,7 +133,7 @@ def grade_spec(spec: JobSpec) -> KernelRun:
             published.append(True)
             for name, target in targets.items():
                 if (workdir / name).is_dir():
-                    _publish(workdir / name, target)
+                    publish_folder(workdir / name, target)
 
         first = next((i for i, cell in enumerate(prepared.nb.cells) if cell.cell_type == "code" and (
             cell.metadata.get("nbgrader", {}).get("solution") or cell.metadata.get("nbgrader", {}).get("grade"))),
@@ -180,7 +180,7 @@ def grade_spec(spec: JobSpec) -> KernelRun:
                      seconds=round(run.seconds, 2))
 
 
-def _publish(src: Path, dst: Path) -> None:
+def publish_folder(src: Path, dst: Path) -> None:
     """Copy a cache folder to where later jobs read it, whole or not at all: it is filled under
     another name, then renamed (one reference run per chapter publishes, once)."""
     staging = dst.with_name(f"{dst.name}.{os.getpid()}.tmp")

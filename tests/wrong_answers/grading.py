@@ -4,7 +4,10 @@ A chapter's corpus (`tests/wrong_answers/<chapter>.py`) holds a few hundred wron
 running the notebook once per wrong answer would take hours. Instead one kernel runs the chapter's
 reference solution once, top to bottom, with every test cell run as the autograder runs it
 (expected values stripped, the checks recording; `grader.autograde.prepare.strip_expected`) to get
-the reference records. Then, for each wrong answer, in that same kernel:
+the reference records. The kernel computes as a grading kernel does (`sandbox.compute_env`: one
+thread for the math, JAX's compilations kept on disk), so that what it compiled before the first
+answer cell, and its C++ builds, are what a reference run leaves for later kernels
+(`ChapterGrader.publish`). Then, for each wrong answer, in that same kernel:
 
 1. what the reference answer defined is removed (its names, and the entries it put in JAX's rule
    tables), the exercise's own setup cells run again, and the wrong answer runs in their place, so
@@ -43,17 +46,21 @@ from __future__ import annotations
 import ast
 import os
 import queue
+import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
+from grader.autograde import sandbox
 from grader.autograde.judge import cell_record, judge
+from grader.autograde.worker import publish_folder
 from grader.autograde.prepare import strip_expected
 from grader.course import ANSI, cell_title, learner_path, solution_path, visible_source
-from grader.notebook import record
+from grader.notebook import build, record
 
 #: One cell may take this long; a wrong answer that hangs (a pool never joined, a deadlock) is
 #: interrupted after it, as the autograder interrupts a cell.
@@ -72,12 +79,13 @@ class CellRun:
 
 
 class Kernel:
-    """One IPython kernel in `cwd`, fed code cell by cell (as a notebook would be)."""
+    """One IPython kernel in `cwd`, fed code cell by cell (as a notebook would be), with this
+    process's environment and `env` over it."""
 
-    def __init__(self, cwd: Path):
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None):
         from jupyter_client.manager import KernelManager
 
-        env = {k: v for k, v in os.environ.items() if k != record.ENV}
+        env = {**{k: v for k, v in os.environ.items() if k != record.ENV}, **(env or {})}
         env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
         self.km = KernelManager(kernel_name="python3")
         # The kernel's own stderr (a warning about its transport) is not the chapter's output.
@@ -233,6 +241,11 @@ class ChapterGrader:
         self.reference: dict[str, dict] = {}
         self.kernel: Kernel | None = None
         self.restarts = 0
+        # The kernel computes as a grading kernel does (`sandbox.compute_env`), its JAX compilations
+        # kept here; `warm` is what a reference run would publish (`_keep_warm`).
+        self.scratch = Path(tempfile.mkdtemp(prefix="jbj-corpus-"))
+        self.env = sandbox.compute_env(self.scratch / "jax-cache")
+        self.warm: Path | None = None
 
     # ---- running cells -----------------------------------------------------------------
 
@@ -275,8 +288,10 @@ class ChapterGrader:
         if self.kernel is not None:
             self.kernel.shutdown()
             self.restarts += 1
-        self.kernel = Kernel(self.cwd)
+        self.kernel = Kernel(self.cwd, self.env)
         for index, cell in enumerate(self.cells):
+            if _role(cell) != "other" and self.warm is None:
+                self._keep_warm()
             if _role(cell) == "test":
                 verdict, run = self._graded(cell)
                 gid = self._gid(cell)
@@ -381,6 +396,16 @@ class ChapterGrader:
             raise AssertionError(f"{self.chapter}: after its wrong answers, the reference fails {test_gid}: {verdict.message}")
         return outcomes
 
+    def _keep_warm(self) -> None:
+        """The caches as a reference run publishes them (`grader.autograde.worker`), as they are when
+        the first answer or test cell starts: the C++ builds (this kernel's build cache) and the JAX
+        compilations of the public cells so far."""
+        self.warm = self.scratch / "warm"
+        for name, source in ((".build-cache", build.cache_dir()), (".jax-cache", self.scratch / "jax-cache")):
+            if source.is_dir():
+                shutil.copytree(source, self.warm / name, ignore=shutil.ignore_patterns("*.tmp", "*.lock"))
+        self.warm.mkdir(exist_ok=True)
+
     def publish(self, cache: Path) -> None:
         """Put the reference records this kernel made where `grader check` looks for them (`cache`, as
         `grader.check.reference_cache()` names it), under the chapter's reference key: a check of the
@@ -393,7 +418,11 @@ class ChapterGrader:
 
         if set(self.reference) != set(self.visible):
             return  # the reference has not run (or not to its end) in this kernel
-        path = run.reference_file(cache, self.chapter, run.reference_key(repo_root(), self.chapter))
+        key = run.reference_key(repo_root(), self.chapter)
+        warm = run.warm_folder(cache, self.chapter, key)
+        if self.warm is not None and not warm.exists():
+            publish_folder(self.warm, warm)
+        path = run.reference_file(cache, self.chapter, key)
         try:
             there = json.loads(path.read_text())
         except (OSError, ValueError):
@@ -403,9 +432,11 @@ class ChapterGrader:
         assert not differ, f"{self.chapter}: the reference records in {path} differ from this kernel's in {differ}"
 
     def close(self) -> None:
+        """Stop the kernel and remove its scratch folder (its JAX cache, the warm caches)."""
         if self.kernel is not None:
             self.kernel.shutdown()
             self.kernel = None
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 class _Died(Exception):
