@@ -29,13 +29,14 @@ def test_solution_scores_full_marks_and_learner_version_zero(course_copy):
             # A real submission carries nbgrader's timestamp file.
             (target / "timestamp.txt").write_text("2026-11-20 12:00:00.000000 UTC")
 
-    steps = [["generate_assignment", "--force", "--assignment={a}"],
-             ["autograde", "--force", "--assignment={a}"],
-             ["generate_feedback", "--force", "--assignment={a}"]]
-    for chapter in PLAIN:
-        for step in steps:
-            proc = run_nbgrader([arg.format(a=chapter) for arg in step], cwd=course_copy, timeout=1200)
-            assert proc.returncode == 0, f"nbgrader {step[0]} {chapter} failed:\n{proc.stderr[-3000:]}"
+    # Only these chapters are in the course, so that each step takes them all at once ("*"), as an
+    # instructor's command over every assignment would: one nbgrader start per step (about 5 s each).
+    for folder in (course_copy / "solutions").iterdir():
+        if folder.name not in PLAIN:
+            shutil.rmtree(folder)
+    for step in ("generate_assignment", "autograde", "generate_feedback"):
+        proc = run_nbgrader([step, "*", "--force"], cwd=course_copy, timeout=1200)
+        assert proc.returncode == 0, f"nbgrader {step} failed:\n{proc.stderr[-3000:]}"
     proc = run_nbgrader(["export", "--to=grades.csv"], cwd=course_copy)
     assert proc.returncode == 0, proc.stderr[-2000:]
 
