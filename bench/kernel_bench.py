@@ -9,7 +9,11 @@ must move: 8 per element forward (read x, write y), 12 backward (read x and the 
 the result). The limit is main memory's: a shape that fits in the caches (4096×256 is 4 MiB) can go
 past 100 % of it, and an out-of-place 64 MiB call pays for its fresh output's page faults (chapter 12,
 section 6: XLA's 4 KiB pages, the kernel's 2 MiB huge pages where the system allows them), which is
-why the in-place row is the one the bandwidth goal is about.
+why the in-place row is the one the bandwidth goal is about. Two backward passes are timed side by
+side with one `jnp` gradient: *scale saved*, whose forward custom call writes y and each row's scale
+for the backward one (`RmsNormFastFwd`, `RmsNormFastBwd`), and the kernel's own, whose forward is the
+plain `RmsNormFast` (dead under `jax.grad`, so XLA drops it) and whose backward call computes each
+row's scale again from x (`RmsNormFastBwdRecompute`).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ import jax, jax.numpy as jnp, numpy as np, grader
 from grader import timing
 
 fast = grader.build("fast_rms_norm.cc", flags=("-O3", "-march=native"))
-for symbol in ("RmsNormFast", "RmsNormFastFwd", "RmsNormFastBwd", "StreamRead", "StreamWrite", "StreamTriad"):
+for symbol in ("RmsNormFast", "RmsNormFastFwd", "RmsNormFastBwd", "RmsNormFastBwdRecompute", "StreamRead", "StreamWrite", "StreamTriad"):
     fast.register_ffi_target("bench." + symbol, symbol)
 grader.build("ffi_rms_norm.cc").register_ffi_target("bench.naive", "RmsNorm")
 
@@ -150,6 +154,19 @@ def _bwd(eps, res, ct):
 
 fast_rms.defvjp(_fwd, _bwd)
 
+# The same function, rematerialised: the forward saves x alone, the backward recomputes each scale.
+@partial(jax.custom_vjp, nondiff_argnums=(1,))
+def fast_rms_recompute(x, eps=1e-5):
+    return ffi("bench.RmsNormFast", x)
+
+def _fwd_recompute(x, eps=1e-5):
+    return ffi("bench.RmsNormFast", x), x
+
+def _bwd_recompute(eps, x, ct):
+    return (jax.ffi.ffi_call("bench.RmsNormFastBwdRecompute", out(x))(x, ct, eps=np.float32(eps)),)
+
+fast_rms_recompute.defvjp(_fwd_recompute, _bwd_recompute)
+
 rows = []
 def measure(label, shape, sides, nbytes, check_with):
     host = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
@@ -213,16 +230,18 @@ for shape in [(4096, 256), (16384, 1024)]:
         s = 1 / np.sqrt(np.mean(x64 * x64, axis=-1, keepdims=True) + 1e-5)
         return s * w64 - s ** 3 / x64.shape[-1] * np.sum(w64 * x64, axis=-1, keepdims=True) * x64
     # w is an argument, not a closed-over constant (XLA would copy a constant into each call).
-    g_fast = jax.jit(jax.grad(lambda x, w: jnp.sum(fast_rms(x) * w)))
-    g_ref = jax.jit(jax.grad(lambda x, w: jnp.sum(ref(x) * w)))
+    grads = {"jnp": jax.jit(jax.grad(lambda x, w: jnp.sum(ref(x) * w))),
+             "saved": jax.jit(jax.grad(lambda x, w: jnp.sum(fast_rms(x) * w))),
+             "fast": jax.jit(jax.grad(lambda x, w: jnp.sum(fast_rms_recompute(x) * w)))}
     host = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
-    errors = {"jnp": float(np.abs(np.asarray(g_ref(host, w)) - exact(host)).max()),
-              "fast": float(np.abs(np.asarray(g_fast(host, w)) - exact(host)).max())}
+    errors = {k: float(np.abs(np.asarray(g(host, w)) - exact(host)).max()) for k, g in grads.items()}
     x = jnp.asarray(host)
-    times = timing.compare({"jnp": lambda: g_ref(x, w), "fast": lambda: g_fast(x, w)}, repeats=max(5, repeats // 3), warmup=2)
-    rows.append({"label": "backward (jax.grad)", "shape": list(shape), "nbytes": 12 * shape[0] * shape[1],
-                 "median_ms": {k: t.median * 1e3 for k, t in times.items()},
-                 "spread_ms": {k: t.spread * 1e3 for k, t in times.items()}, "max_error": errors})
+    times = timing.compare({k: (lambda g=g: g(x, w)) for k, g in grads.items()}, repeats=max(5, repeats // 3), warmup=2)
+    for label, fast in (("backward, scale saved (jax.grad)", "saved"), ("backward (jax.grad)", "fast")):
+        rows.append({"label": label, "shape": list(shape), "nbytes": 12 * shape[0] * shape[1],
+                     "median_ms": {"jnp": times["jnp"].median * 1e3, "fast": times[fast].median * 1e3},
+                     "spread_ms": {"jnp": times["jnp"].spread * 1e3, "fast": times[fast].spread * 1e3},
+                     "max_error": {"jnp": errors["jnp"], "fast": errors[fast]}})
 
 print(json.dumps({"bandwidth_gbs": bandwidth, "rows": rows, "wait": wait_rows, "cpus": len(os.sched_getaffinity(0)), "pool_threads": pool_threads,
                   "devices": str(jax.devices()[0].device_kind)}))
@@ -275,7 +294,8 @@ def section(result: dict) -> list[str]:
                   "gradient is wrong at these sizes on CPUs where its YNNPACK fusions miscompile it; "
                   "chapter 12, section 7):", ""]
         for r in errors:
-            lines.append(f"- {r['shape'][0]}×{r['shape'][1]}: jnp {r['max_error']['jnp']:.1e}, fast {r['max_error']['fast']:.1e}")
+            lines.append(f"- {r['label']}, {r['shape'][0]}×{r['shape'][1]}: jnp {r['max_error']['jnp']:.1e}, "
+                         f"fast {r['max_error']['fast']:.1e}")
     goals = {(r["label"], tuple(r["shape"])): r for r in result["rows"]}
     ratio = lambda label, shape: (lambda m: m["fast"] / _xla_best(m)[1])(goals[(label, shape)]["median_ms"])
     inplace = goals[("in place (donated)", (16384, 1024))]

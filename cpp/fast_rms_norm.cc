@@ -5,6 +5,7 @@
 //   RmsNormFast      vectorised rows split over XLA's intra-op thread pool (also used in place)
 //   RmsNormFastFwd   the same, also returning each row's scale for the backward pass
 //   RmsNormFastBwd   the backward pass, vectorised and threaded
+//   RmsNormFastBwdRecompute   the same from x alone: each row's scale computed again
 //   StreamRead / StreamWrite / StreamTriad   bandwidth probes on the same thread pool
 // Out of place, the four kernels ask for huge pages for a fresh output (AdviseHugePages).
 #include <algorithm>
@@ -151,6 +152,31 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastBwd, RmsNormFastBwdImpl,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::ThreadPool>()
                                   .Arg<ffi::Buffer<ffi::F32>>()   // scale
+                                  .Arg<ffi::Buffer<ffi::F32>>()   // x
+                                  .Arg<ffi::Buffer<ffi::F32>>()   // ct_y
+                                  .Ret<ffi::Buffer<ffi::F32>>()); // ct_x
+
+static ffi::Error RmsNormFastBwdRecomputeImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<ffi::F32> x,
+                                              ffi::Buffer<ffi::F32> ct_y, ffi::ResultBuffer<ffi::F32> ct_x) {
+  std::int64_t rows, n;
+  if (auto err = Shape(x, "rms_norm_fast_bwd_recompute", &rows, &n); err.failure()) return err;
+  if (auto err = SameSize(ct_y.element_count(), x.element_count(), "rms_norm_fast_bwd_recompute", "ct_y"); err.failure()) return err;
+  if (auto err = SameSize(ct_x->element_count(), x.element_count(), "rms_norm_fast_bwd_recompute", "ct_x"); err.failure()) return err;
+  const float* in = x.typed_data();
+  const float* g = ct_y.typed_data();
+  float* out = ct_x->typed_data();
+  if (out != g && out != in) jbj_fast::AdviseHugePages(out, ct_x->size_bytes());
+  Pool p{pool};
+  jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
+    jbj_fast::RecomputedBackwardRows(in, g, out, b, e, n, eps);
+  });
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastBwdRecompute, RmsNormFastBwdRecomputeImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Attr<float>("eps")
                                   .Arg<ffi::Buffer<ffi::F32>>()   // x
                                   .Arg<ffi::Buffer<ffi::F32>>()   // ct_y
                                   .Ret<ffi::Buffer<ffi::F32>>()); // ct_x

@@ -66,16 +66,27 @@ inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t beg
   }
 }
 
-// ct_x = s * ct_y - (s^3 / n) * (ct_y . x) * x for rows [begin, end), given each row's s.
+// ct_x = s * ct_y - (s^3 / n) * (ct_y . x) * x for one row of n, given its scale s. ct_x may be
+// ct_y's memory: the dot product reads the whole row before any of it is written.
+inline void BackwardRow(float s, const float* xr, const float* gr, float* out, std::int64_t n) {
+  const float factor = n > 0 ? s * s * s * DotLanes(gr, xr, n) / float(n) : 0.0f;
+  for (std::int64_t i = 0; i < n; ++i) out[i] = gr[i] * s - xr[i] * factor;
+}
+
+// BackwardRow for rows [begin, end), each with the scale the forward pass saved.
 inline void BackwardRows(const float* scale, const float* x, const float* ct_y, float* ct_x,
                          std::int64_t begin, std::int64_t end, std::int64_t n) {
+  for (std::int64_t r = begin; r < end; ++r) BackwardRow(scale[r], x + r * n, ct_y + r * n, ct_x + r * n, n);
+}
+
+// BackwardRow for rows [begin, end), each row's scale computed again from x (rematerialised): the
+// row is read for its scale and read again, from the cache, for the gradient, so the forward pass
+// need not have written anything for the backward pass.
+inline void RecomputedBackwardRows(const float* x, const float* ct_y, float* ct_x, std::int64_t begin,
+                                   std::int64_t end, std::int64_t n, float eps) {
   for (std::int64_t r = begin; r < end; ++r) {
     const float* xr = x + r * n;
-    const float* gr = ct_y + r * n;
-    float* out = ct_x + r * n;
-    const float s = scale[r];
-    const float factor = n > 0 ? s * s * s * DotLanes(gr, xr, n) / float(n) : 0.0f;
-    for (std::int64_t i = 0; i < n; ++i) out[i] = gr[i] * s - xr[i] * factor;
+    BackwardRow(RowScale(xr, n, eps), xr, ct_y + r * n, ct_x + r * n, n);
   }
 }
 

@@ -69,6 +69,8 @@ TARGETS = {
     "ch12.RmsNormFastFwd": target("fast_rms_norm", "RmsNormFastFwd", "rms_norm_fast_fwd", [X], [X, ROWS], EPS),
     "ch12.RmsNormFastBwd": target("fast_rms_norm", "RmsNormFastBwd", "rms_norm_fast_bwd", [ROWS, X, X], [X],
                                   bad_args=[0, 2]),
+    "ch12.RmsNormFastBwdRecompute": target("fast_rms_norm", "RmsNormFastBwdRecompute", "rms_norm_fast_bwd_recompute",
+                                           [X, X], [X], EPS, bad_args=[1]),
     "ch12.StreamRead": target("fast_rms_norm", "StreamRead", "stream_read", [X], [[[], F32]]),
     "ch12.StreamWrite": target("fast_rms_norm", "StreamWrite", "stream_write", [X], [X], {"value": [F32, 7.0]}),
     "ch12.StreamTriad": target("fast_rms_norm", "StreamTriad", "stream_triad", [X, X, X], [X], {"q": [F32, 0.5]},
