@@ -128,24 +128,43 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastFwd, RmsNormFastFwdImpl,
                                   .Ret<ffi::Buffer<ffi::F32>>()   // y
                                   .Ret<ffi::Buffer<ffi::F32>>()); // scale, one per row
 
-static ffi::Error RmsNormFastBwdImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> scale,
-                                     ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> ct_y,
-                                     ffi::ResultBuffer<ffi::F32> ct_x) {
+namespace {
+
+// What the two backward handlers share: the size checks (with `scale`, the saved scales, one per
+// row, when the handler takes them), huge pages for a fresh ct_x, and the threaded loop, in which
+// rows_of(x, ct_y, ct_x, begin, end, n) computes rows [begin, end).
+template <typename Rows>
+ffi::Error RunBackward(ffi::ThreadPool& pool, const char* who, const ffi::Buffer<ffi::F32>* scale,
+                       const ffi::Buffer<ffi::F32>& x, const ffi::Buffer<ffi::F32>& ct_y,
+                       ffi::ResultBuffer<ffi::F32>& ct_x, Rows rows_of) {
   std::int64_t rows, n;
-  if (auto err = Shape(x, "rms_norm_fast_bwd", &rows, &n); err.failure()) return err;
-  if (auto err = SameSize(ct_y.element_count(), x.element_count(), "rms_norm_fast_bwd", "ct_y"); err.failure()) return err;
-  if (auto err = SameSize(ct_x->element_count(), x.element_count(), "rms_norm_fast_bwd", "ct_x"); err.failure()) return err;
-  if (auto err = SameSize(scale.element_count(), rows, "rms_norm_fast_bwd", "scale (one per row)"); err.failure()) return err;
-  const float* s = scale.typed_data();
+  if (auto err = Shape(x, who, &rows, &n); err.failure()) return err;
+  if (auto err = SameSize(ct_y.element_count(), x.element_count(), who, "ct_y"); err.failure()) return err;
+  if (auto err = SameSize(ct_x->element_count(), x.element_count(), who, "ct_x"); err.failure()) return err;
+  if (scale != nullptr) {
+    if (auto err = SameSize(scale->element_count(), rows, who, "scale (one per row)"); err.failure()) return err;
+  }
   const float* in = x.typed_data();
   const float* g = ct_y.typed_data();
   float* out = ct_x->typed_data();
   if (out != g && out != in) jbj_fast::AdviseHugePages(out, ct_x->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::BackwardRows(s, in, g, out, b, e, n);
+    rows_of(in, g, out, b, e, n);
   });
   return ffi::Error::Success();
+}
+
+}  // namespace
+
+static ffi::Error RmsNormFastBwdImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> scale,
+                                     ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> ct_y,
+                                     ffi::ResultBuffer<ffi::F32> ct_x) {
+  const float* s = scale.typed_data();
+  return RunBackward(pool, "rms_norm_fast_bwd", &scale, x, ct_y, ct_x,
+                     [s](const float* in, const float* g, float* out, std::int64_t b, std::int64_t e, std::int64_t n) {
+                       jbj_fast::BackwardRows(s, in, g, out, b, e, n);
+                     });
 }
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastBwd, RmsNormFastBwdImpl,
@@ -158,19 +177,10 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastBwd, RmsNormFastBwdImpl,
 
 static ffi::Error RmsNormFastBwdRecomputeImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<ffi::F32> x,
                                               ffi::Buffer<ffi::F32> ct_y, ffi::ResultBuffer<ffi::F32> ct_x) {
-  std::int64_t rows, n;
-  if (auto err = Shape(x, "rms_norm_fast_bwd_recompute", &rows, &n); err.failure()) return err;
-  if (auto err = SameSize(ct_y.element_count(), x.element_count(), "rms_norm_fast_bwd_recompute", "ct_y"); err.failure()) return err;
-  if (auto err = SameSize(ct_x->element_count(), x.element_count(), "rms_norm_fast_bwd_recompute", "ct_x"); err.failure()) return err;
-  const float* in = x.typed_data();
-  const float* g = ct_y.typed_data();
-  float* out = ct_x->typed_data();
-  if (out != g && out != in) jbj_fast::AdviseHugePages(out, ct_x->size_bytes());
-  Pool p{pool};
-  jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::RecomputedBackwardRows(in, g, out, b, e, n, eps);
-  });
-  return ffi::Error::Success();
+  return RunBackward(pool, "rms_norm_fast_bwd_recompute", nullptr, x, ct_y, ct_x,
+                     [eps](const float* in, const float* g, float* out, std::int64_t b, std::int64_t e, std::int64_t n) {
+                       jbj_fast::RecomputedBackwardRows(in, g, out, b, e, n, eps);
+                     });
 }
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastBwdRecompute, RmsNormFastBwdRecomputeImpl,
