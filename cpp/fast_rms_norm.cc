@@ -7,7 +7,8 @@
 //   RmsNormFastBwd   the backward pass, vectorised and threaded
 //   RmsNormFastBwdRecompute   the same from x alone: each row's scale computed again
 //   StreamRead / StreamWrite / StreamTriad   bandwidth probes on the same thread pool
-// Out of place, the four kernels ask for huge pages for a fresh output (AdviseHugePages).
+// Out of place, the four kernels ask for huge pages for a fresh output (AdviseHugePages), and the
+// three threaded ones write a large one with streaming stores (StreamStores).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -87,9 +88,10 @@ static ffi::Error RmsNormFastImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<f
   const float* in = x.typed_data();
   float* out = y->typed_data();
   if (out != in) jbj_fast::AdviseHugePages(out, y->size_bytes());
+  const bool stream = out != in && jbj_fast::StreamStores(y->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::ForwardRows(in, out, nullptr, b, e, n, eps);
+    jbj_fast::ForwardRows(in, out, nullptr, b, e, n, eps, stream);
   });
   return ffi::Error::Success();
 }
@@ -113,9 +115,10 @@ static ffi::Error RmsNormFastFwdImpl(ffi::ThreadPool pool, float eps, ffi::Buffe
   float* out = y->typed_data();
   float* s = scale->typed_data();
   if (out != in) jbj_fast::AdviseHugePages(out, y->size_bytes());
+  const bool stream = out != in && jbj_fast::StreamStores(y->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::ForwardRows(in, out, s, b, e, n, eps);
+    jbj_fast::ForwardRows(in, out, s, b, e, n, eps, stream);
   });
   return ffi::Error::Success();
 }
@@ -132,7 +135,8 @@ namespace {
 
 // What the two backward handlers share: the size checks (with `scale`, the saved scales, one per
 // row, when the handler takes them), huge pages for a fresh ct_x, and the threaded loop, in which
-// rows_of(x, ct_y, ct_x, begin, end, n) computes rows [begin, end).
+// rows_of(x, ct_y, ct_x, begin, end, n, stream) computes rows [begin, end), with streaming stores
+// when `stream` (a fresh ct_x too large for the caches).
 template <typename Rows>
 ffi::Error RunBackward(ffi::ThreadPool& pool, const char* who, const ffi::Buffer<ffi::F32>* scale,
                        const ffi::Buffer<ffi::F32>& x, const ffi::Buffer<ffi::F32>& ct_y,
@@ -147,10 +151,12 @@ ffi::Error RunBackward(ffi::ThreadPool& pool, const char* who, const ffi::Buffer
   const float* in = x.typed_data();
   const float* g = ct_y.typed_data();
   float* out = ct_x->typed_data();
-  if (out != g && out != in) jbj_fast::AdviseHugePages(out, ct_x->size_bytes());
+  const bool fresh = out != g && out != in;
+  if (fresh) jbj_fast::AdviseHugePages(out, ct_x->size_bytes());
+  const bool stream = fresh && jbj_fast::StreamStores(ct_x->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    rows_of(in, g, out, b, e, n);
+    rows_of(in, g, out, b, e, n, stream);
   });
   return ffi::Error::Success();
 }
@@ -162,9 +168,8 @@ static ffi::Error RmsNormFastBwdImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32>
                                      ffi::ResultBuffer<ffi::F32> ct_x) {
   const float* s = scale.typed_data();
   return RunBackward(pool, "rms_norm_fast_bwd", &scale, x, ct_y, ct_x,
-                     [s](const float* in, const float* g, float* out, std::int64_t b, std::int64_t e, std::int64_t n) {
-                       jbj_fast::BackwardRows(s, in, g, out, b, e, n);
-                     });
+                     [s](const float* in, const float* g, float* out, std::int64_t b, std::int64_t e,
+                         std::int64_t n, bool stream) { jbj_fast::BackwardRows(s, in, g, out, b, e, n, stream); });
 }
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastBwd, RmsNormFastBwdImpl,
@@ -178,8 +183,9 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastBwd, RmsNormFastBwdImpl,
 static ffi::Error RmsNormFastBwdRecomputeImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<ffi::F32> x,
                                               ffi::Buffer<ffi::F32> ct_y, ffi::ResultBuffer<ffi::F32> ct_x) {
   return RunBackward(pool, "rms_norm_fast_bwd_recompute", nullptr, x, ct_y, ct_x,
-                     [eps](const float* in, const float* g, float* out, std::int64_t b, std::int64_t e, std::int64_t n) {
-                       jbj_fast::RecomputedBackwardRows(in, g, out, b, e, n, eps);
+                     [eps](const float* in, const float* g, float* out, std::int64_t b, std::int64_t e,
+                           std::int64_t n, bool stream) {
+                       jbj_fast::RecomputedBackwardRows(in, g, out, b, e, n, eps, stream);
                      });
 }
 

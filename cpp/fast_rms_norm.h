@@ -16,6 +16,13 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+// Streaming stores (below) are compiled in on x86 unless -DJBJ_NO_STREAM_STORES asks for none.
+#if defined(__SSE2__) && !defined(JBJ_NO_STREAM_STORES)
+#define JBJ_STREAM_STORES 1
+#include <immintrin.h>
+#else
+#define JBJ_STREAM_STORES 0
+#endif
 
 namespace jbj_fast {
 
@@ -53,41 +60,141 @@ inline float RowScale(const float* x, std::int64_t n, float eps) {
   return 1.0f / std::sqrt(mean + eps);
 }
 
+// Streaming stores. A plain store to memory that is not in the cache first reads the line it
+// writes (the CPU must own the whole 64-byte line before changing part of it), so writing an output
+// larger than the caches moves its bytes twice: once in, once out. A streaming (non-temporal) store
+// writes whole lines straight to memory without reading them and without keeping them in the cache.
+// That saves a third of a forward pass's traffic (read x, write y) where the output's pages are
+// already there: glibc's malloc hands a block of up to 32 MiB back from its heap on the next call,
+// pages and all. A block over 32 MiB is a fresh mapping on every call, whose pages the OS fills
+// with zeros on first touch; there the page faults dominate and streaming gained nothing in
+// chapter 12's measurements, so StreamStores says no above kStreamMaxMiB. The stores are x86
+// instructions (SSE2, AVX or AVX-512, whichever the compiler may use); elsewhere every store is a
+// plain one. Chapter 12 builds copies with -DJBJ_NO_STREAM_STORES and with a larger
+// -DJBJ_STREAM_MAX_MIB to measure both choices.
+#ifndef JBJ_STREAM_MAX_MIB
+#define JBJ_STREAM_MAX_MIB 32
+#endif
+constexpr std::size_t kStreamMinBytes = std::size_t(8) << 20;
+constexpr std::size_t kStreamMaxMiB = JBJ_STREAM_MAX_MIB;
+
+inline bool StreamStores(std::size_t output_bytes) {
+#if JBJ_STREAM_STORES
+  return output_bytes >= kStreamMinBytes && output_bytes <= (kStreamMaxMiB << 20);
+#else
+  (void)output_bytes;
+  return false;
+#endif
+}
+
+#if JBJ_STREAM_STORES && defined(__AVX512F__)
+constexpr int kStreamWidth = 16;
+using StreamVec = __m512;
+inline StreamVec VecLoad(const float* p) { return _mm512_loadu_ps(p); }
+inline StreamVec VecSplat(float v) { return _mm512_set1_ps(v); }
+inline StreamVec VecMul(StreamVec a, StreamVec b) { return _mm512_mul_ps(a, b); }
+inline StreamVec VecSub(StreamVec a, StreamVec b) { return _mm512_sub_ps(a, b); }
+inline void VecStream(float* p, StreamVec v) { _mm512_stream_ps(p, v); }
+#elif JBJ_STREAM_STORES && defined(__AVX__)
+constexpr int kStreamWidth = 8;
+using StreamVec = __m256;
+inline StreamVec VecLoad(const float* p) { return _mm256_loadu_ps(p); }
+inline StreamVec VecSplat(float v) { return _mm256_set1_ps(v); }
+inline StreamVec VecMul(StreamVec a, StreamVec b) { return _mm256_mul_ps(a, b); }
+inline StreamVec VecSub(StreamVec a, StreamVec b) { return _mm256_sub_ps(a, b); }
+inline void VecStream(float* p, StreamVec v) { _mm256_stream_ps(p, v); }
+#elif JBJ_STREAM_STORES
+constexpr int kStreamWidth = 4;
+using StreamVec = __m128;
+inline StreamVec VecLoad(const float* p) { return _mm_loadu_ps(p); }
+inline StreamVec VecSplat(float v) { return _mm_set1_ps(v); }
+inline StreamVec VecMul(StreamVec a, StreamVec b) { return _mm_mul_ps(a, b); }
+inline StreamVec VecSub(StreamVec a, StreamVec b) { return _mm_sub_ps(a, b); }
+inline void VecStream(float* p, StreamVec v) { _mm_stream_ps(p, v); }
+#endif
+
+// out[i] = one(i) for i in [0, n), with streaming stores where out is aligned for them (the first
+// few elements, up to the alignment, and the tail are stored plainly). `vec(i)` computes elements
+// [i, i + kStreamWidth) at once and must give what `one` gives for each.
+template <typename One, typename Vec>
+inline void StreamRow(float* out, std::int64_t n, One one, Vec vec) {
+  std::int64_t i = 0;
+#if JBJ_STREAM_STORES
+  constexpr std::uintptr_t align = kStreamWidth * sizeof(float);
+  for (; i < n && reinterpret_cast<std::uintptr_t>(out + i) % align != 0; ++i) out[i] = one(i);
+  for (; i + kStreamWidth <= n; i += kStreamWidth) VecStream(out + i, vec(i));
+#else
+  (void)vec;
+#endif
+  for (; i < n; ++i) out[i] = one(i);
+}
+
+// Streaming stores are not ordered with the thread's other stores; this orders them before
+// whatever the thread does next (such as telling the caller its chunk is done).
+inline void StreamFence() {
+#if JBJ_STREAM_STORES
+  _mm_sfence();
+#endif
+}
+
 // y = x * s for rows [begin, end). x and y may be the same memory (in place): each row is read
-// in full before any of it is written.
+// in full before any of it is written. With `stream`, y is written with streaming stores.
 inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t begin,
-                        std::int64_t end, std::int64_t n, float eps) {
+                        std::int64_t end, std::int64_t n, float eps, bool stream = false) {
   for (std::int64_t r = begin; r < end; ++r) {
     const float* xr = x + r * n;
     float* yr = y + r * n;
     const float s = RowScale(xr, n, eps);
     if (scale != nullptr) scale[r] = s;
-    for (std::int64_t i = 0; i < n; ++i) yr[i] = xr[i] * s;
+    if (stream) {
+#if JBJ_STREAM_STORES
+      const StreamVec vs = VecSplat(s);
+      StreamRow(yr, n, [&](std::int64_t i) { return xr[i] * s; },
+                [&](std::int64_t i) { return VecMul(VecLoad(xr + i), vs); });
+#endif
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) yr[i] = xr[i] * s;
+    }
   }
+  if (stream) StreamFence();
 }
 
 // ct_x = s * ct_y - (s^3 / n) * (ct_y . x) * x for one row of n, given its scale s. ct_x may be
-// ct_y's memory: the dot product reads the whole row before any of it is written.
-inline void BackwardRow(float s, const float* xr, const float* gr, float* out, std::int64_t n) {
+// ct_y's memory: the dot product reads the whole row before any of it is written. With `stream`,
+// ct_x is written with streaming stores (the caller fences).
+inline void BackwardRow(float s, const float* xr, const float* gr, float* out, std::int64_t n,
+                        bool stream = false) {
   const float factor = n > 0 ? s * s * s * DotLanes(gr, xr, n) / float(n) : 0.0f;
-  for (std::int64_t i = 0; i < n; ++i) out[i] = gr[i] * s - xr[i] * factor;
+  if (stream) {
+#if JBJ_STREAM_STORES
+    const StreamVec vs = VecSplat(s), vf = VecSplat(factor);
+    StreamRow(out, n, [&](std::int64_t i) { return gr[i] * s - xr[i] * factor; },
+              [&](std::int64_t i) { return VecSub(VecMul(VecLoad(gr + i), vs), VecMul(VecLoad(xr + i), vf)); });
+#endif
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) out[i] = gr[i] * s - xr[i] * factor;
+  }
 }
 
 // BackwardRow for rows [begin, end), each with the scale the forward pass saved.
 inline void BackwardRows(const float* scale, const float* x, const float* ct_y, float* ct_x,
-                         std::int64_t begin, std::int64_t end, std::int64_t n) {
-  for (std::int64_t r = begin; r < end; ++r) BackwardRow(scale[r], x + r * n, ct_y + r * n, ct_x + r * n, n);
+                         std::int64_t begin, std::int64_t end, std::int64_t n, bool stream = false) {
+  for (std::int64_t r = begin; r < end; ++r) {
+    BackwardRow(scale[r], x + r * n, ct_y + r * n, ct_x + r * n, n, stream);
+  }
+  if (stream) StreamFence();
 }
 
 // BackwardRow for rows [begin, end), each row's scale computed again from x (rematerialised): the
 // row is read for its scale and read again, from the cache, for the gradient, so the forward pass
 // need not have written anything for the backward pass.
 inline void RecomputedBackwardRows(const float* x, const float* ct_y, float* ct_x, std::int64_t begin,
-                                   std::int64_t end, std::int64_t n, float eps) {
+                                   std::int64_t end, std::int64_t n, float eps, bool stream = false) {
   for (std::int64_t r = begin; r < end; ++r) {
     const float* xr = x + r * n;
-    BackwardRow(RowScale(xr, n, eps), xr, ct_y + r * n, ct_x + r * n, n);
+    BackwardRow(RowScale(xr, n, eps), xr, ct_y + r * n, ct_x + r * n, n, stream);
   }
+  if (stream) StreamFence();
 }
 
 // A fresh output buffer costs a page fault for each 4 KiB page the kernel first writes (chapter 12,

@@ -91,6 +91,40 @@ def test_outputs_advised_to_use_huge_pages_are_right(kernels, shape):
     np.testing.assert_allclose(np.asarray(ct_x), expected, rtol=1e-5, atol=2e-5)
 
 
+@pytest.mark.parametrize("shape", [(2100, 1001), (8, 262147), (65536, 33)])
+def test_outputs_written_with_streaming_stores_are_right(kernels, shape):
+    """Fresh outputs of 8 to 32 MiB are written with streaming stores (StreamStores in fast_rms_norm.h), which
+    start at an aligned address inside each row: here odd row lengths, so rows start anywhere. Forward, forward
+    with scales and both backward passes agree with a build that never streams and with float64."""
+    plain = build("fast_rms_norm.cc", flags=("-O3", "-march=native", "-DJBJ_NO_STREAM_STORES"))
+    symbols = ("RmsNormFast", "RmsNormFastFwd", "RmsNormFastBwd", "RmsNormFastBwdRecompute")
+    for prefix, lib in (("test12s", kernels), ("test12p", plain)):
+        for symbol in symbols:
+            lib.register_ffi_target(f"{prefix}.{symbol}", symbol)
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    ct = np.random.default_rng(6).standard_normal(shape).astype(np.float32)
+    assert 8 << 20 <= x.nbytes <= 32 << 20
+    out = jax.ShapeDtypeStruct(shape, jnp.float32)
+    results = {}
+    for prefix in ("test12s", "test12p"):
+        y = jax.jit(lambda v: _call(f"{prefix}.RmsNormFast", v))(x)
+        y2, scale = jax.jit(lambda v: jax.ffi.ffi_call(f"{prefix}.RmsNormFastFwd", (out, jax.ShapeDtypeStruct(shape[:-1], jnp.float32)))(
+            v, eps=np.float32(1e-5)))(x)
+        saved = jax.jit(lambda s, v, c: jax.ffi.ffi_call(f"{prefix}.RmsNormFastBwd", out)(s, v, c))(scale, x, ct)
+        again = jax.jit(lambda v, c: jax.ffi.ffi_call(f"{prefix}.RmsNormFastBwdRecompute", out)(v, c, eps=np.float32(1e-5)))(x, ct)
+        results[prefix] = [np.asarray(a) for a in (y, y2, saved, again)]
+    streamed, plain_results = results["test12s"], results["test12p"]
+    np.testing.assert_array_equal(streamed[0], plain_results[0])      # x * s: the same bits however it is stored
+    np.testing.assert_array_equal(streamed[1], streamed[0])
+    np.testing.assert_allclose(streamed[0], _rms_norm64(x), rtol=2e-6, atol=1e-6)
+    x64, ct64 = x.astype(np.float64), ct.astype(np.float64)
+    s = 1 / np.sqrt(np.mean(x64 * x64, axis=-1, keepdims=True) + 1e-5)
+    expected = s * ct64 - s ** 3 / shape[-1] * np.sum(ct64 * x64, axis=-1, keepdims=True) * x64
+    for got, other in zip(streamed[2:], plain_results[2:]):
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=2e-5)
+        np.testing.assert_allclose(got, other, rtol=1e-6, atol=1e-6)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     """The package built into a wheel the way `make` builds it: offline, with the pinned build tools."""
