@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 _MEASURE = r"""
-import ctypes, json, os, sys, time
+import ctypes, json, os, resource, sys, time
 from functools import partial
 repeats, mode = int(sys.argv[1]), sys.argv[2]
 if mode == "one-thread":
@@ -183,6 +183,16 @@ def _bwd_in_ct(eps, x, ct):
 fast_rms_in_ct.defvjp(_fwd_recompute, _bwd_in_ct)
 
 rows = []
+# Minor page faults per call (the median of `calls` calls, after the timed ones): a fresh output costs
+# one per 4 KiB page it gets, or one per 2 MiB huge page.
+def faults_per_call(call, calls=5):
+    counts = []
+    for _ in range(calls):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        jax.block_until_ready(call())
+        counts.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+    return sorted(counts)[len(counts) // 2]
+
 def measure(label, shape, sides, nbytes, check_with):
     host = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
     expected = np.asarray(check_with(jnp.asarray(host)))
@@ -196,7 +206,8 @@ def measure(label, shape, sides, nbytes, check_with):
     times = timing.compare(calls, repeats=max(5, repeats // 3) if big else repeats, warmup=2)
     rows.append({"label": label, "shape": list(shape), "nbytes": nbytes(shape),
                  "median_ms": {k: t.median * 1e3 for k, t in times.items()},
-                 "spread_ms": {k: t.spread * 1e3 for k, t in times.items()}})
+                 "spread_ms": {k: t.spread * 1e3 for k, t in times.items()},
+                 "faults": {k: faults_per_call(call) for k, call in calls.items()}})
     return times
 
 forward = lambda s: 8 * s[0] * s[1]
@@ -258,6 +269,7 @@ for shape in [(4096, 256), (16384, 1024)]:
     calls = {k: (timing.Chain(lambda w, g=g: g(x, w), jnp.array(w)) if k in ("jnp donated", "fast over ct")
                  else (lambda g=g: g(x, w))) for k, g in grads.items()}
     times = timing.compare(calls, repeats=max(5, repeats // 3), warmup=2)
+    faults = {k: faults_per_call(call) for k, call in calls.items()}
     for label, fast, xla in (("backward, scale saved (jax.grad)", "saved", ("jnp",)),
                              ("backward (jax.grad)", "fast", ("jnp",)),
                              ("backward, ct_y dead (jax.grad, w donated)", "fast over ct", ("jnp", "jnp donated"))):
@@ -265,6 +277,7 @@ for shape in [(4096, 256), (16384, 1024)]:
         rows.append({"label": label, "shape": list(shape), "nbytes": 12 * shape[0] * shape[1],
                      "median_ms": {k: times[v].median * 1e3 for k, v in sides.items()},
                      "spread_ms": {k: times[v].spread * 1e3 for k, v in sides.items()},
+                     "faults": {k: faults[v] for k, v in sides.items()},
                      "max_error": {"jnp": errors["jnp"], "fast": errors[fast]}})
 
 print(json.dumps({"bandwidth_gbs": bandwidth, "rows": rows, "wait": wait_rows, "cpus": len(os.sched_getaffinity(0)), "pool_threads": pool_threads,
@@ -296,6 +309,14 @@ def _xla_best(m: dict) -> tuple[str, float]:
     return min(((k, m[k]) for k in ("jnp", "jnp donated") if k in m), key=lambda kv: kv[1])
 
 
+def _faults(row: dict) -> str:
+    """The page faults per call of XLA's best side and of the kernel, where the run counted them."""
+    faults = row.get("faults")
+    if not faults:
+        return "—"
+    return f"{faults[_xla_best(row['median_ms'])[0]]} / {faults['fast']}"
+
+
 def section(result: dict) -> list[str]:
     limit = max(result["bandwidth_gbs"].values())
     bw = result["bandwidth_gbs"]
@@ -304,14 +325,15 @@ def section(result: dict) -> list[str]:
              f"Measured bandwidth (best of the runs, XLA's thread pool): read {bw['read']:.1f} GB/s, "
              f"write {bw['write']:.1f} GB/s, triad {bw['triad']:.1f} GB/s; the limit below is the best, "
              f"{limit:.1f} GB/s.", "",
-             "| case | shape | jnp (XLA) | jnp donated | naive (ch. 11) | fast | fast / best XLA | fast GB/s | of the limit |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| case | shape | jnp (XLA) | jnp donated | naive (ch. 11) | fast | fast / best XLA | fast GB/s | of the limit | page faults per call (jnp / fast) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in result["rows"]:
         m = row["median_ms"]
         gbs = row["nbytes"] / (m["fast"] / 1e3) / 1e9
         cell = lambda k: f"{m[k]:.3f} ms" if k in m else "—"
         lines.append(f"| {row['label']} | {row['shape'][0]}×{row['shape'][1]} | {cell('jnp')} | {cell('jnp donated')} | "
-                     f"{cell('naive')} | {m['fast']:.3f} ms | {m['fast'] / _xla_best(m)[1]:.2f}x | {gbs:.1f} | {gbs / limit:.0%} |")
+                     f"{cell('naive')} | {m['fast']:.3f} ms | {m['fast'] / _xla_best(m)[1]:.2f}x | {gbs:.1f} | {gbs / limit:.0%} | "
+                     f"{_faults(row)} |")
     errors = [r for r in result["rows"] if "max_error" in r]
     if errors:
         lines += ["", "Largest error of each backward pass against a float64 gradient (XLA's compiled `jnp` "
