@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -87,35 +88,39 @@ inline bool StreamStores(std::size_t output_bytes) {
 #endif
 }
 
-#if JBJ_STREAM_STORES && defined(__AVX512F__)
+#if JBJ_STREAM_STORES
+#if defined(__AVX512F__)
 constexpr int kStreamWidth = 16;
-using StreamVec = __m512;
-inline StreamVec VecLoad(const float* p) { return _mm512_loadu_ps(p); }
-inline StreamVec VecSplat(float v) { return _mm512_set1_ps(v); }
-inline StreamVec VecMul(StreamVec a, StreamVec b) { return _mm512_mul_ps(a, b); }
-inline StreamVec VecSub(StreamVec a, StreamVec b) { return _mm512_sub_ps(a, b); }
-inline void VecStream(float* p, StreamVec v) { _mm512_stream_ps(p, v); }
-#elif JBJ_STREAM_STORES && defined(__AVX__)
+#elif defined(__AVX__)
 constexpr int kStreamWidth = 8;
-using StreamVec = __m256;
-inline StreamVec VecLoad(const float* p) { return _mm256_loadu_ps(p); }
-inline StreamVec VecSplat(float v) { return _mm256_set1_ps(v); }
-inline StreamVec VecMul(StreamVec a, StreamVec b) { return _mm256_mul_ps(a, b); }
-inline StreamVec VecSub(StreamVec a, StreamVec b) { return _mm256_sub_ps(a, b); }
-inline void VecStream(float* p, StreamVec v) { _mm256_stream_ps(p, v); }
-#elif JBJ_STREAM_STORES
+#else
 constexpr int kStreamWidth = 4;
-using StreamVec = __m128;
-inline StreamVec VecLoad(const float* p) { return _mm_loadu_ps(p); }
-inline StreamVec VecSplat(float v) { return _mm_set1_ps(v); }
-inline StreamVec VecMul(StreamVec a, StreamVec b) { return _mm_mul_ps(a, b); }
-inline StreamVec VecSub(StreamVec a, StreamVec b) { return _mm_sub_ps(a, b); }
-inline void VecStream(float* p, StreamVec v) { _mm_stream_ps(p, v); }
+#endif
+// kStreamWidth floats as one value, the width of the widest vector register the compiler may use;
+// +, - and * work lane by lane, also with a plain float (GCC's and Clang's vector extensions).
+typedef float StreamVec __attribute__((vector_size(kStreamWidth * sizeof(float))));
+
+inline StreamVec VecLoad(const float* p) {
+  StreamVec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+// Stores v at p (which must be aligned to the vector's size) with a streaming store.
+inline void VecStream(float* p, StreamVec v) {
+#if defined(__AVX512F__)
+  _mm512_stream_ps(p, (__m512)v);
+#elif defined(__AVX__)
+  _mm256_stream_ps(p, (__m256)v);
+#else
+  _mm_stream_ps(p, (__m128)v);
+#endif
+}
 #endif
 
 // out[i] = one(i) for i in [0, n), with streaming stores where out is aligned for them (the first
 // few elements, up to the alignment, and the tail are stored plainly). `vec(i)` computes elements
-// [i, i + kStreamWidth) at once and must give what `one` gives for each.
+// [i, i + kStreamWidth) at once, by the same formula as `one`.
 template <typename One, typename Vec>
 inline void StreamRow(float* out, std::int64_t n, One one, Vec vec) {
   std::int64_t i = 0;
@@ -148,9 +153,8 @@ inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t beg
     if (scale != nullptr) scale[r] = s;
     if (stream) {
 #if JBJ_STREAM_STORES
-      const StreamVec vs = VecSplat(s);
       StreamRow(yr, n, [&](std::int64_t i) { return xr[i] * s; },
-                [&](std::int64_t i) { return VecMul(VecLoad(xr + i), vs); });
+                [&](std::int64_t i) { return VecLoad(xr + i) * s; });
 #endif
     } else {
       for (std::int64_t i = 0; i < n; ++i) yr[i] = xr[i] * s;
@@ -167,9 +171,8 @@ inline void BackwardRow(float s, const float* xr, const float* gr, float* out, s
   const float factor = n > 0 ? s * s * s * DotLanes(gr, xr, n) / float(n) : 0.0f;
   if (stream) {
 #if JBJ_STREAM_STORES
-    const StreamVec vs = VecSplat(s), vf = VecSplat(factor);
     StreamRow(out, n, [&](std::int64_t i) { return gr[i] * s - xr[i] * factor; },
-              [&](std::int64_t i) { return VecSub(VecMul(VecLoad(gr + i), vs), VecMul(VecLoad(xr + i), vf)); });
+              [&](std::int64_t i) { return VecLoad(gr + i) * s - VecLoad(xr + i) * factor; });
 #endif
   } else {
     for (std::int64_t i = 0; i < n; ++i) out[i] = gr[i] * s - xr[i] * factor;
