@@ -116,23 +116,19 @@ inline void VecStream(float* p, StreamVec v) {
   _mm_stream_ps(p, (__m128)v);
 #endif
 }
-#endif
 
 // out[i] = one(i) for i in [0, n), with streaming stores where out is aligned for them (the first
 // few elements, up to the alignment, and the tail are stored plainly). `vec(i)` computes elements
 // [i, i + kStreamWidth) at once, by the same formula as `one`.
 template <typename One, typename Vec>
 inline void StreamRow(float* out, std::int64_t n, One one, Vec vec) {
-  std::int64_t i = 0;
-#if JBJ_STREAM_STORES
   constexpr std::uintptr_t align = kStreamWidth * sizeof(float);
+  std::int64_t i = 0;
   for (; i < n && reinterpret_cast<std::uintptr_t>(out + i) % align != 0; ++i) out[i] = one(i);
   for (; i + kStreamWidth <= n; i += kStreamWidth) VecStream(out + i, vec(i));
-#else
-  (void)vec;
-#endif
   for (; i < n; ++i) out[i] = one(i);
 }
+#endif
 
 // Streaming stores are not ordered with the thread's other stores; this orders them before
 // whatever the thread does next (such as telling the caller its chunk is done).
@@ -151,14 +147,14 @@ inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t beg
     float* yr = y + r * n;
     const float s = RowScale(xr, n, eps);
     if (scale != nullptr) scale[r] = s;
-    if (stream) {
 #if JBJ_STREAM_STORES
+    if (stream) {
       StreamRow(yr, n, [&](std::int64_t i) { return xr[i] * s; },
                 [&](std::int64_t i) { return VecLoad(xr + i) * s; });
-#endif
-    } else {
-      for (std::int64_t i = 0; i < n; ++i) yr[i] = xr[i] * s;
+      continue;
     }
+#endif
+    for (std::int64_t i = 0; i < n; ++i) yr[i] = xr[i] * s;   // plain stores (also where none stream)
   }
   if (stream) StreamFence();
 }
@@ -169,14 +165,16 @@ inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t beg
 inline void BackwardRow(float s, const float* xr, const float* gr, float* out, std::int64_t n,
                         bool stream = false) {
   const float factor = n > 0 ? s * s * s * DotLanes(gr, xr, n) / float(n) : 0.0f;
-  if (stream) {
 #if JBJ_STREAM_STORES
+  if (stream) {
     StreamRow(out, n, [&](std::int64_t i) { return gr[i] * s - xr[i] * factor; },
               [&](std::int64_t i) { return VecLoad(gr + i) * s - VecLoad(xr + i) * factor; });
-#endif
-  } else {
-    for (std::int64_t i = 0; i < n; ++i) out[i] = gr[i] * s - xr[i] * factor;
+    return;
   }
+#else
+  (void)stream;   // plain stores where none stream
+#endif
+  for (std::int64_t i = 0; i < n; ++i) out[i] = gr[i] * s - xr[i] * factor;
 }
 
 // BackwardRow for rows [begin, end), each with the scale the forward pass saved.
