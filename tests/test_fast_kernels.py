@@ -232,3 +232,45 @@ def test_parallel_for_runs_every_chunk_once_and_returns_after_the_last(flags):
     lib = build(code=_PARALLEL_FOR_STRESS, name="parallel_for_stress", flags=("-O2", "-pthread", *flags))
     stress = lib.function("StressParallelFor", argtypes=[ctypes.c_int], restype=ctypes.c_int)
     assert stress(400) == 0
+
+
+# The row writers called directly, asked to stream or not, for every row length up to 70 and every
+# offset of the output inside a 64-byte line (so the plain prefix and tail around the streamed part
+# take every length).
+_ROW_WRITERS = r"""
+#include <cmath>
+#include <vector>
+#include "fast_rms_norm.h"
+
+// How many values differ between stream = true and stream = false: forward bit for bit, backward by
+// more than 1e-6 relative (a vector formula may round differently from the scalar one).
+extern "C" int CompareRowWriters() {
+  int wrong = 0;
+  for (int n = 0; n <= 70; ++n) {
+    for (int offset = 0; offset < 16; ++offset) {
+      std::vector<float> x(n + 16), g(n + 16), streamed(n + 16), plain(n + 16);
+      for (int i = 0; i < n + 16; ++i) x[i] = 0.5f + 0.01f * i, g[i] = 1.0f - 0.02f * i;
+      float* a = streamed.data() + offset;
+      float* b = plain.data() + offset;
+      jbj_fast::ForwardRows(x.data(), a, nullptr, 0, 1, n, 1e-5f, true);
+      jbj_fast::ForwardRows(x.data(), b, nullptr, 0, 1, n, 1e-5f, false);
+      for (int i = 0; i < n; ++i) wrong += a[i] != b[i];
+      jbj_fast::BackwardRow(0.7f, x.data(), g.data(), a, n, true);
+      jbj_fast::StreamFence();
+      jbj_fast::BackwardRow(0.7f, x.data(), g.data(), b, n, false);
+      for (int i = 0; i < n; ++i) wrong += std::fabs(a[i] - b[i]) > 1e-6f * (1.0f + std::fabs(b[i]));
+    }
+  }
+  return wrong;
+}
+"""
+
+
+@pytest.mark.parametrize("flags", [("-march=native",), (), ("-DJBJ_NO_STREAM_STORES",)],
+                         ids=["this CPU's widest stores", "x86-64's SSE2", "no streaming stores compiled in"])
+def test_rows_asked_to_stream_get_the_values_of_plain_stores(flags):
+    """Whatever the alignment of a row and its length, a row written with streaming stores holds what plain
+    stores would write; and a build with none compiled in writes the row plainly when asked to stream."""
+    lib = build(code=_ROW_WRITERS, name="row_writers", flags=("-O2", *flags))
+    compare = lib.function("CompareRowWriters", argtypes=[], restype=ctypes.c_int)
+    assert compare() == 0
