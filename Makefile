@@ -26,7 +26,7 @@ DRIFT_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab teach test release grade sandbox browser bench drift venv kernels clean-venv
+.PHONY: lab teach test release grade sandbox browser bench drift venv kernels headers clean-venv
 
 # The environment is built once and rebuilt when the pins or the package description change.
 $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
@@ -42,11 +42,20 @@ $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
 
 venv: $(VENV)/.installed
 
+# The XLA FFI header compiled once into the venv, so that a C++ build reads it in a moment instead of
+# parsing it (grader.notebook.build.precompile_headers). Builds work without it, only more slowly.
+$(VENV)/.headers: $(VENV)/.installed grader/notebook/build.py
+	@if $(BIN)/python -c "import sys; from grader.notebook.build import precompile_main; sys.exit(precompile_main())"; \
+	then touch $@; else echo "make: going on without it" >&2; fi
+
+headers: $(VENV)/.headers
+
 # Chapter 12's kernels, a pip-installable package (CMake + scikit-build-core + nanobind), built
 # offline with the pinned build tools already in the venv, and rebuilt when its sources change.
 KERNELS := packages/jbj_fast_kernels
 $(VENV)/.kernels: $(VENV)/.installed cpp/fast_rms_norm.cc cpp/fast_rms_norm.h \
-                  $(wildcard $(KERNELS)/*.toml $(KERNELS)/*.txt $(KERNELS)/src/*.cc $(KERNELS)/src/*/*.py)
+                  $(wildcard $(KERNELS)/*.toml $(KERNELS)/*.txt $(KERNELS)/src/*.cc $(KERNELS)/src/*/*.py) \
+                  | $(VENV)/.headers
 	@echo "Building and installing $(KERNELS) into $(VENV)"
 	@if $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation ./$(KERNELS) \
 	     > $(VENV)/kernels-build.log 2>&1; then touch $@; else \

@@ -307,3 +307,50 @@ def test_a_compiler_report_is_gccs_and_asking_again_does_not_compile(build_cache
     source.write_text("void broken( {\n")
     with pytest.raises(BuildError, match=r"C\+\+ compile of 'loop.cc' failed:\n  loop.cc:1:"):
         build_module.compiler_report(source, flags)
+
+
+@pytest.mark.parametrize("code, takes", [
+    ('#include "xla/ffi/api/ffi.h"\nint x;', True),
+    ('// a comment\n/* and\n another */\n#pragma once\n#include <cmath>\n#include <xla/ffi/api/ffi.h>\n', True),
+    ('#include <cstdint>\n#include "fast_rms_norm.h"\n#include "xla/ffi/api/ffi.h"\n', True),  # a course header
+    ('#define EPS 1e-5f\n#include "xla/ffi/api/ffi.h"\n', False),  # a macro the header would see
+    ('#include "my_own.h"\n#include "xla/ffi/api/ffi.h"\n', False),  # a header the course does not know
+    ('int before;\n#include "xla/ffi/api/ffi.h"\n', False),  # code before it
+    ('#include <cmath>\n// #include "xla/ffi/api/ffi.h"\n', False),  # no FFI header at all
+])
+def test_only_code_that_includes_the_ffi_header_first_takes_it_precompiled(code, takes):
+    """Is the header put first only where that cannot change what the code means?"""
+    assert build_module.takes_precompiled_header(code) is takes
+
+
+def test_a_build_reads_the_ffi_header_precompiled_and_without_it_builds_the_same(build_cache, monkeypatch):
+    """Does GCC read the compiled header (plain and -march=native builds) and the handler still
+    compute the same; and where the compiled header does not fit (a macro it uses is set), is it
+    read as text, with the same result?"""
+    if "clang" in build_module._compiler_identity(tuple(find_compiler())).lower():
+        pytest.skip("the FFI header is precompiled for GCC only")
+    folder = build_module.precompile_headers()
+    assert build_module.precompile_headers() == folder  # a second call finds it there
+    real_run = build_module.subprocess.run
+    seen = []
+
+    def run_with_header_trace(cmd, **kwargs):  # -H: GCC names each header it reads, "!" for a compiled one
+        proc = real_run([*cmd, "-H"] if cmd[-2:-1] == ["-o"] else cmd, **kwargs)
+        seen.append((cmd, proc.stderr))
+        return proc
+
+    monkeypatch.setattr(build_module.subprocess, "run", run_with_header_trace)
+    x = jnp.linspace(-1.0, 1.0, 12, dtype=jnp.float32)
+    for flags, variant in (((), "plain"), (("-O3", "-march=native"), "native"), (("-DX=1",), None)):
+        source = SCALE_FFI.replace("FACTOR", "2.5f")
+        lib = build(code=source, name=f"scale_{variant}", flags=flags)
+        cmd, trace = seen[-1]
+        assert cmd[cmd.index("-include") + 1] == build_module.PCH_HEADER, cmd
+        compiled = [line for line in trace.splitlines() if line.startswith("! ")]
+        if variant is None:  # `template <typename X>` in the header: GCC refuses the compiled form
+            assert compiled == [], trace[:2000]
+        else:
+            assert compiled == [f"! {folder / (build_module.PCH_HEADER + '.gch') / (variant + '.gch')}"], trace[:2000]
+        target = lib.register_ffi_target(f"scale_pch_{variant}", "Scale")
+        y = jax.jit(jax.ffi.ffi_call(target, jax.ShapeDtypeStruct(x.shape, x.dtype)))(x)
+        np.testing.assert_array_equal(y, 2.5 * x)
