@@ -7,6 +7,8 @@ import multiprocessing
 import os
 import shutil
 import stat
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -354,3 +356,23 @@ def test_a_build_reads_the_ffi_header_precompiled_and_without_it_builds_the_same
         target = lib.register_ffi_target(f"scale_pch_{variant}", "Scale")
         y = jax.jit(jax.ffi.ffi_call(target, jax.ShapeDtypeStruct(x.shape, x.dtype)))(x)
         np.testing.assert_array_equal(y, 2.5 * x)
+
+
+def test_a_grading_kernel_reads_the_precompiled_ffi_header(tmp_path):
+    """Can a sandboxed grading kernel's own user (nobody, when grading runs as root) read the
+    compiled header, so that its builds take it too?"""
+    from grader.autograde import sandbox
+
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    if "clang" in build_module._compiler_identity(tuple(find_compiler())).lower():
+        pytest.skip("the FFI header is precompiled for GCC only")
+    build_module.precompile_headers()
+    code = ("import os; from grader.notebook import build; "
+            "print(os.getuid(), build._pch_flags('#include \"xla/ffi/api/ffi.h\"', build.find_compiler()))")
+    workdir = tmp_path / "kernel"
+    workdir.mkdir(mode=0o700)
+    proc = subprocess.run(sandbox.bwrap_argv(workdir, sandbox.kernel_env(workdir)) + [sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert f"'-include', '{build_module.PCH_HEADER}'" in proc.stdout, proc.stdout

@@ -241,7 +241,10 @@ def _pch_flags(code: str, compiler: list[str]) -> list[str]:
     if not takes_precompiled_header(code):
         return []
     folder = pch_dir(compiler)
-    if not (folder / f"{PCH_HEADER}.gch").is_dir():
+    compiled = folder / f"{PCH_HEADER}.gch"
+    # Another user's folder this one cannot read (a grading kernel's, say) is as good as none.
+    readable = [folder / PCH_HEADER, compiled, *(compiled / f"{name}.gch" for name in PCH_VARIANTS)]
+    if not all(os.access(path, os.R_OK) for path in readable):
         return []
     return [f"-I{folder}", "-include", PCH_HEADER]
 
@@ -257,6 +260,11 @@ def precompile_headers() -> Path:
         return folder
     _, jax_include = _jax_identity()
     folder.parent.mkdir(parents=True, exist_ok=True)
+    for made in (folder.parent.parent, folder.parent):  # a grading kernel's own user reads them
+        try:
+            made.chmod(0o755)
+        except OSError:
+            pass
     work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".pch-"))
     try:
         work.chmod(0o755)  # a grading kernel's own user reads it
@@ -270,6 +278,9 @@ def precompile_headers() -> Path:
             if proc.returncode != 0:
                 errors = "\n  ".join(_first_errors(proc.stderr, PCH_HEADER))
                 raise BuildError(f"precompiling the FFI header ({name}) failed:\n  {errors}")
+        for path in (work / PCH_HEADER, *(work / f"{PCH_HEADER}.gch").iterdir()):
+            path.chmod(0o644)
+        (work / f"{PCH_HEADER}.gch").chmod(0o755)
         os.rename(work, folder)  # whole or not at all; fails if another process put it there first
     except OSError:
         if not (folder / f"{PCH_HEADER}.gch").is_dir():
