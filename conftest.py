@@ -67,11 +67,16 @@ def _together(nodeid: str) -> tuple[int, str] | None:
 
 def pytest_configure(config):
     """The session's `grader check` reference records go to a folder of its own (`$JBJ_REFERENCE_CACHE`,
-    which pytest-xdist's workers inherit): a run neither reads nor fills the user's cache."""
+    which pytest-xdist's workers inherit): a run neither reads nor fills the user's cache. Timing
+    comparisons take a few rounds (`$JBJ_TIMING_ROUNDS`)."""
     if hasattr(config, "workerinput"):
         return
     config._jbj_reference_cache = tempfile.mkdtemp(prefix="jbj-test-reference-")
     os.environ["JBJ_REFERENCE_CACHE"] = config._jbj_reference_cache
+    # The notebooks' timings are printed, never asserted: a few rounds of each comparison, as when graded.
+    from grader.autograde.sandbox import GRADING_TIMING_ROUNDS
+
+    os.environ.setdefault("JBJ_TIMING_ROUNDS", str(GRADING_TIMING_ROUNDS))
 
 
 def pytest_unconfigure(config):

@@ -156,6 +156,8 @@ def grading_section(grading: dict) -> list[str]:
 
 
 def main() -> int:
+    # The benchmarks read their times: no cap on a comparison's rounds (grader.timing), whatever the shell says.
+    os.environ.pop("JBJ_TIMING_ROUNDS", None)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="runs per measurement (default 5)")
     parser.add_argument("--class-repeats", type=int, default=3,

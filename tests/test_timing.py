@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import jax.numpy as jnp
 import pytest
 
 from grader import timing
+
+
+@pytest.fixture(autouse=True)
+def uncapped(monkeypatch):
+    """These tests count rounds: no cap from the test session's environment."""
+    monkeypatch.delenv(timing.ROUNDS_ENV, raising=False)
 
 
 def test_compare_warms_up_then_takes_turns():
@@ -58,3 +66,22 @@ def test_bad_arguments_are_refused():
         timing.compare({"a": lambda: None}, repeats=0)
     with pytest.raises(KeyError, match="baseline 'nope'"):
         timing.table({"a": timing.Timing("a", [1.0])}, baseline="nope")
+
+
+def test_a_cap_on_the_rounds_shortens_every_comparison_and_a_bad_one_is_refused(monkeypatch):
+    """With $JBJ_TIMING_ROUNDS (grading kernels and the test suite set it), is each comparison cut
+    to that many rounds after one warm-up round, a shorter one left as it is; is a bad value refused?"""
+    from grader.autograde import sandbox
+
+    assert sandbox.compute_env(Path("cache"))[timing.ROUNDS_ENV] == str(sandbox.GRADING_TIMING_ROUNDS)
+    monkeypatch.setenv(timing.ROUNDS_ENV, "2")
+    order = []
+    times = timing.compare({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeats=30, warmup=3)
+    assert order == ["a", "b"] * 3 and [len(t.samples) for t in times.values()] == [2, 2]
+    order.clear()
+    timing.compare({"a": lambda: order.append("a")}, repeats=1, warmup=0)
+    assert order == ["a"]
+    for bad in ("0", "three", "-1"):
+        monkeypatch.setenv(timing.ROUNDS_ENV, bad)
+        with pytest.raises(ValueError, match="JBJ_TIMING_ROUNDS"):
+            timing.compare({"a": lambda: None})

@@ -6,10 +6,15 @@ asserted.
 
     times = timing.compare({"jnp": lambda: f(x), "ffi": lambda: g(x)}, repeats=30)
     print(timing.table(times, baseline="jnp"))
+
+Where nobody reads the times (a grading kernel, the test suite), $JBJ_TIMING_ROUNDS caps the
+rounds of each comparison, and the warm-up at one round: every line of a timing cell still runs,
+in less time.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -50,16 +55,34 @@ def run_once(call: Callable[[], Any]) -> float:
     return time.perf_counter() - start
 
 
+#: Caps the rounds of every comparison where the times are not read (`compare`).
+ROUNDS_ENV = "JBJ_TIMING_ROUNDS"
+
+
+def rounds_cap() -> int | None:
+    """The cap $JBJ_TIMING_ROUNDS puts on a comparison's rounds, or None (no cap)."""
+    value = os.environ.get(ROUNDS_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"${ROUNDS_ENV} is {value!r}; set it to a whole number of rounds, at least 1, or unset it")
+    return int(value)
+
+
 def compare(calls: dict[str, Callable[[], Any]], *, repeats: int = 30, warmup: int = 3) -> dict[str, Timing]:
     """Time each zero-argument call `repeats` times, taking turns, after `warmup` untimed rounds.
 
     Taking turns (a, b, c, a, b, c, ...) spreads a noisy moment of the machine over every side
-    instead of landing on one of them. The warm-up rounds compile and fill caches.
+    instead of landing on one of them. The warm-up rounds compile and fill caches. With
+    $JBJ_TIMING_ROUNDS set, at most that many rounds are timed after at most one warm-up round.
     """
     if not calls:
         raise ValueError("compare() needs at least one call to time")
     if repeats < 1 or warmup < 0:
         raise ValueError("repeats must be at least 1 and warmup at least 0")
+    cap = rounds_cap()
+    if cap is not None:
+        repeats, warmup = min(repeats, cap), min(warmup, 1)
     for _ in range(warmup):
         for call in calls.values():
             jax.block_until_ready(call())
