@@ -267,7 +267,7 @@ def precompile_headers() -> Path:
             pass
     work = Path(tempfile.mkdtemp(dir=folder.parent, prefix=".pch-"))
     try:
-        work.chmod(0o755)  # a grading kernel's own user reads it
+        work.chmod(0o755)
         (work / PCH_HEADER).write_text('#include "xla/ffi/api/ffi.h"\n')
         (work / f"{PCH_HEADER}.gch").mkdir()
         for name, extra in PCH_VARIANTS.items():
@@ -432,7 +432,6 @@ def build(
                 raise BuildError(f"C++ build of {name!r} failed:\n  {errors}")
             os.replace(partial, target)
     return Library(name, target, key, cached=False)
-
 
 
 def precompile_main() -> int:
