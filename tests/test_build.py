@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -325,37 +326,87 @@ def test_only_code_that_includes_the_ffi_header_first_takes_it_precompiled(code,
     assert build_module.takes_precompiled_header(code) is takes
 
 
-def test_a_build_reads_the_ffi_header_precompiled_and_without_it_builds_the_same(build_cache, monkeypatch):
-    """Does GCC read the compiled header (plain and -march=native builds) and the handler still
-    compute the same; and where the compiled header does not fit (a macro it uses is set), is it
-    read as text, with the same result?"""
+#: Float math GCC may vectorise, contract into FMAs and inline differently at each level: a build
+#: reading the compiled header must come out instruction for instruction like one reading it as text.
+ROW_NORM_FFI = textwrap.dedent("""
+    #include <cmath>
+    #include "xla/ffi/api/ffi.h"
+    namespace ffi = xla::ffi;
+
+    static inline float SumSquares(const float* x, long n) {
+      float acc[8] = {};
+      for (long i = 0; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; ++j) acc[j] += x[i + j] * x[i + j];
+      return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    }
+
+    static ffi::Error RowNormImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+      const long n = x.dimensions().back(), rows = x.element_count() / n;
+      for (long r = 0; r < rows; ++r) {
+        const float s = 1.0f / std::sqrt(SumSquares(x.typed_data() + r * n, n) / n + 1e-5f);
+        for (long i = 0; i < n; ++i) y->typed_data()[r * n + i] = x.typed_data()[r * n + i] * s + 0.5f;
+      }
+      return ffi::Error::Success();
+    }
+
+    XLA_FFI_DEFINE_HANDLER_SYMBOL(RowNorm, RowNormImpl,
+                                  ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+""")
+
+
+def _needs_gcc():
     if "clang" in build_module._compiler_identity(tuple(find_compiler())).lower():
         pytest.skip("the FFI header is precompiled for GCC only")
+
+
+def _instructions(lib) -> list[str]:
+    """A library's instructions, without addresses or symbol names, sorted (functions may be laid
+    out in another order)."""
+    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(lib.path)], capture_output=True,
+                             text=True, check=True).stdout
+    lines = [line.split(":", 1)[1] for line in listing.splitlines() if re.match(r"\s+[0-9a-f]+:\t", line)]
+    return sorted(re.sub(r"0x[0-9a-f]+|\b[0-9a-f]{4,}\b|<[^>]*>|#.*", "", line).strip() for line in lines)
+
+
+def test_a_build_with_a_precompiled_flag_set_reads_the_header_compiled_and_makes_the_same_code(tmp_path, monkeypatch):
+    """For each flag set the header is compiled for, does GCC read that compiled form (and no other),
+    and is the library the same, instruction for instruction, as one built reading the header as
+    text? Any other flags, or code with something of its own before the header, reads it as text."""
+    _needs_gcc()
     folder = build_module.precompile_headers()
     assert build_module.precompile_headers() == folder  # a second call finds it there
     real_run = build_module.subprocess.run
-    seen = []
+    seen = {}
 
     def run_with_header_trace(cmd, **kwargs):  # -H: GCC names each header it reads, "!" for a compiled one
         proc = real_run([*cmd, "-H"] if cmd[-2:-1] == ["-o"] else cmd, **kwargs)
-        seen.append((cmd, proc.stderr))
+        if cmd[-2:-1] == ["-o"]:
+            seen[os.environ["JBJ_BUILD_CACHE"]] = (cmd, proc.stderr)
         return proc
 
     monkeypatch.setattr(build_module.subprocess, "run", run_with_header_trace)
-    x = jnp.linspace(-1.0, 1.0, 12, dtype=jnp.float32)
-    for flags, variant in (((), "plain"), (("-O3", "-march=native"), "native"), (("-DX=1",), None)):
-        source = SCALE_FFI.replace("FACTOR", "2.5f")
-        lib = build(code=source, name=f"scale_{variant}", flags=flags)
-        cmd, trace = seen[-1]
-        assert cmd[cmd.index("-include") + 1] == build_module.PCH_HEADER, cmd
+    x = jnp.linspace(-1.0, 1.0, 64, dtype=jnp.float32).reshape(4, 16)
+    expected = x / jnp.sqrt(jnp.mean(x * x, axis=-1, keepdims=True) + 1e-5) + 0.5
+    for variant, flags in [*build_module.PCH_VARIANTS.items(), (None, ("-O3", "-march=native", "-DX=1")), (None, ("-O1",))]:
+        monkeypatch.setenv("JBJ_BUILD_CACHE", str(tmp_path / f"compiled-{variant}-{len(flags)}"))
+        lib = build(code=ROW_NORM_FFI, name="row_norm", flags=flags)
+        cmd, trace = seen[os.environ["JBJ_BUILD_CACHE"]]
         compiled = [line for line in trace.splitlines() if line.startswith("! ")]
-        if variant is None:  # `template <typename X>` in the header: GCC refuses the compiled form
-            assert compiled == [], trace[:2000]
-        else:
-            assert compiled == [f"! {folder / (build_module.PCH_HEADER + '.gch') / (variant + '.gch')}"], trace[:2000]
-        target = lib.register_ffi_target(f"scale_pch_{variant}", "Scale")
+        if variant is None:
+            assert "-include" not in cmd and compiled == [], (flags, cmd)
+            continue
+        assert compiled == [f"! {folder / variant / build_module.PCH_HEADER}.gch"], (flags, trace[:2000])
+        target = lib.register_ffi_target(f"row_norm_pch_{variant}", "RowNorm")
         y = jax.jit(jax.ffi.ffi_call(target, jax.ShapeDtypeStruct(x.shape, x.dtype)))(x)
-        np.testing.assert_array_equal(y, 2.5 * x)
+        np.testing.assert_allclose(y, expected, rtol=1e-6)
+        monkeypatch.setenv("JBJ_BUILD_CACHE", str(tmp_path / f"text-{variant}"))
+        with monkeypatch.context() as m:
+            m.setattr(build_module, "_pch_flags", lambda *args: [])
+            as_text = build(code=ROW_NORM_FFI, name="row_norm", flags=flags)
+        assert "-include" not in seen[os.environ["JBJ_BUILD_CACHE"]][0]
+        assert _instructions(lib) == _instructions(as_text), f"{variant}: the compiled header changed the code"
+    own_first = ROW_NORM_FFI.replace("#include <cmath>", "#include <cmath>\n#define ROWS 4")
+    assert build_module._pch_flags(own_first, find_compiler(), ()) == []
 
 
 def test_a_grading_kernel_reads_the_precompiled_ffi_header(tmp_path):
@@ -365,11 +416,10 @@ def test_a_grading_kernel_reads_the_precompiled_ffi_header(tmp_path):
 
     if not sandbox.probe().sandboxed:
         pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
-    if "clang" in build_module._compiler_identity(tuple(find_compiler())).lower():
-        pytest.skip("the FFI header is precompiled for GCC only")
+    _needs_gcc()
     build_module.precompile_headers()
     code = ("import os; from grader.notebook import build; "
-            "print(os.getuid(), build._pch_flags('#include \"xla/ffi/api/ffi.h\"', build.find_compiler()))")
+            "print(os.getuid(), build._pch_flags('#include \"xla/ffi/api/ffi.h\"', build.find_compiler(), ()))")
     workdir = tmp_path / "kernel"
     workdir.mkdir(mode=0o700)
     proc = subprocess.run(sandbox.bwrap_argv(workdir, sandbox.kernel_env(workdir)) + [sys.executable, "-c", code],
