@@ -68,8 +68,10 @@ def _together(nodeid: str) -> tuple[int, str] | None:
 def pytest_configure(config):
     """The session's `grader check` reference records go to a folder of its own (`$JBJ_REFERENCE_CACHE`,
     which pytest-xdist's workers inherit): a run neither reads nor fills the user's cache. Timing
-    comparisons take a few rounds (`$JBJ_TIMING_ROUNDS`)."""
+    comparisons take a few rounds (`$JBJ_TIMING_ROUNDS`). Each worker's kernels keep their JAX
+    compilations in a folder of the session's (`jax_cache`)."""
     if hasattr(config, "workerinput"):
+        jax_cache(os.environ["JBJ_TEST_JAX_CACHES"], config.workerinput["workerid"])
         return
     config._jbj_reference_cache = tempfile.mkdtemp(prefix="jbj-test-reference-")
     os.environ["JBJ_REFERENCE_CACHE"] = config._jbj_reference_cache
@@ -77,12 +79,28 @@ def pytest_configure(config):
     from grader.autograde.sandbox import GRADING_TIMING_ROUNDS
 
     os.environ.setdefault("JBJ_TIMING_ROUNDS", str(GRADING_TIMING_ROUNDS))
+    config._jbj_jax_caches = tempfile.mkdtemp(prefix="jbj-test-jax-cache-")
+    os.environ["JBJ_TEST_JAX_CACHES"] = config._jbj_jax_caches
+    jax_cache(config._jbj_jax_caches, "main")
+
+
+def jax_cache(base: str, worker: str) -> None:
+    """Kernels this process starts outside grading (nbval's, the learner-notebook runs) keep their JAX
+    compilations in `base`/`worker`, and load what an earlier kernel of this worker compiled: a
+    chapter's solution and its learner notebook compile many of the same programs, and a notebook
+    compiles some of them again under new functions. One folder per worker, whose kernels run one at
+    a time: JAX writes an entry in place (no lock without the filelock package), so a kernel of the
+    other worker could read one half written. Grading kernels set their own (`sandbox.compute_env`),
+    as grading does."""
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = os.path.join(base, worker)
+    os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
+    os.environ["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
 
 
 def pytest_unconfigure(config):
-    folder = getattr(config, "_jbj_reference_cache", None)
-    if folder:
-        shutil.rmtree(folder, ignore_errors=True)
+    for folder in (getattr(config, "_jbj_reference_cache", None), getattr(config, "_jbj_jax_caches", None)):
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.hookimpl(optionalhook=True)
