@@ -214,8 +214,8 @@ GRADING_TIMING_ROUNDS = 3
 
 def compute_env(jax_cache: Path) -> dict[str, str]:
     """How a grading kernel computes: JAX on the CPU, its math on one thread, its compilations kept
-    in `jax_cache`, its timings short. A kernel given the same entries (and the same JAX) compiles the same programs
-    under the same cache keys, so each can load what the other compiled."""
+    in `jax_cache`, its timings short. A kernel given the same entries (and the same JAX) compiles
+    the same programs under the same cache keys, so each can load what the other compiled."""
     return {
         "JAX_PLATFORMS": "cpu",
         # Compilations are kept in the kernel's own folder, which the grader seeds with what the
