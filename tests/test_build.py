@@ -22,6 +22,45 @@ from grader import builder as build_module
 from grader.builder import (BuildError, CompilerNotFoundError, RegistrationError, build,
                           find_compiler)
 
+def test_copying_the_cache_during_a_build_takes_the_finished_libraries_and_nothing_half_made(build_cache, tmp_path, monkeypatch):
+    """Can a build cache be copied while another process builds into it (as a test's kernel copies the
+    shared cache while other tests build)? The copy has every finished library and nothing of the
+    build under way, and that build still finishes."""
+    import threading
+
+    done = build(code=ADD, name="finished")
+    # A compiler that waits, mid-build, until the test lets it go on.
+    real = next(path for path in map(shutil.which, build_module.COMPILER_CANDIDATES) if path)
+    started, release = tmp_path / "started", tmp_path / "release"
+    wrapper = tmp_path / "held-c++"
+    wrapper.write_text(f'#!/bin/sh\nif [ "$1" != --version ]; then touch "{started}";'
+                       f' while [ ! -e "{release}" ]; do sleep 0.05; done; fi\nexec "{real}" "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("CXX", str(wrapper))
+    outcome: list[object] = []
+    worker = threading.Thread(target=lambda: outcome.append(build(code=ADD + "// held\n", name="held")))
+    worker.start()
+    try:
+        for _ in range(600):
+            if started.exists():
+                break
+            threading.Event().wait(0.05)
+        assert started.exists(), "the held build never reached its compiler"
+        in_progress = sorted(p.name for p in build_cache.iterdir() if p.name.startswith("held") or p.name.startswith(".held"))
+        assert any(name.startswith(".held-") for name in in_progress), in_progress  # its scratch folder
+
+        copy = tmp_path / "copy"
+        build_module.copy_cache(build_cache, copy)
+    finally:
+        release.touch()
+        worker.join(timeout=120)
+    assert sorted(p.name for p in copy.iterdir()) == [done.path.name]
+    assert (copy / done.path.name).read_bytes() == done.path.read_bytes()
+    # The held build finished after the copy, and its scratch folder is gone, as the copy would have found.
+    assert len(outcome) == 1 and outcome[0].path.exists(), outcome
+    assert not any(p.name.startswith(".held-") for p in build_cache.iterdir())
+
+
 ADD = 'extern "C" double add_twice(double x, double y) { return x + 2.0 * y; }'
 
 SCALE_FFI = textwrap.dedent("""

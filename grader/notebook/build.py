@@ -323,6 +323,19 @@ def _writable_cache() -> Path:
     return out_dir
 
 
+def _unfinished(folder: str, names: list[str]) -> set[str]:
+    """The entries of a build cache still being written: a build's scratch folder (`.<name>-…`),
+    a report not yet renamed into place (`….tmp`) and the per-key locks."""
+    return {n for n in names if n.startswith(".") or n.endswith((".tmp", ".lock"))}
+
+
+def copy_cache(src: Path, dst: Path) -> None:
+    """Copy the finished libraries and compiler reports of the build cache `src` to `dst`. Builds
+    may go on in `src` meanwhile: what they are still writing is left out, and so is never read
+    half-done or after it has been removed."""
+    shutil.copytree(src, dst, ignore=_unfinished, dirs_exist_ok=True)
+
+
 @dataclass(frozen=True)
 class CompilerReport:
     """What the compiler said while compiling a source (without linking it): its messages (stderr)

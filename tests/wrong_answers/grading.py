@@ -401,9 +401,12 @@ class ChapterGrader:
         the first answer or test cell starts: the C++ builds (this kernel's build cache) and the JAX
         compilations of the public cells so far."""
         self.warm = self.scratch / "warm"
-        for name, source in ((".build-cache", build.cache_dir()), (".jax-cache", self.scratch / "jax-cache")):
-            if source.is_dir():
-                shutil.copytree(source, self.warm / name, ignore=shutil.ignore_patterns("*.tmp", "*.lock"))
+        # The build cache may be shared with kernels of other tests, building while this copies.
+        if build.cache_dir().is_dir():
+            build.copy_cache(build.cache_dir(), self.warm / ".build-cache")
+        jax_cache = self.scratch / "jax-cache"
+        if jax_cache.is_dir():
+            shutil.copytree(jax_cache, self.warm / ".jax-cache", ignore=shutil.ignore_patterns("*.tmp", "*.lock"))
         self.warm.mkdir(exist_ok=True)
 
     def publish(self, cache: Path) -> None:
