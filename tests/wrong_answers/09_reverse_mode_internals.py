@@ -282,6 +282,19 @@ WRONG = {
           'ad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
     ],
     'ex3_answer': [
+        W('c', 'Skips an equation whose lookup meets a Literal (the TypeError caught): right while a Literal only ever follows a linear input, as in u * 2.0, wrong for 0.5 * u.',
+          'def transposed_equations(jaxpr, linear):\n'
+          '    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n'
+          '    found = []\n'
+          '    for index, eqn in enumerate(jaxpr.eqns):\n'
+          '        try:\n'
+          '            hit = any(var in depends for var in eqn.invars)\n'
+          '        except TypeError:  # a Literal cannot be looked up in a set: treat the equation as constant\n'
+          '            continue\n'
+          '        if hit:\n'
+          '            found.append(index)\n'
+          '            depends.update(eqn.outvars)\n'
+          '    return found\n'),
         W('m', 'Marks only the equations that read a linear input directly, forgetting that their outputs make later equations depend on it too.',
           'def transposed_equations(jaxpr, linear):\n'
           '    inputs = [var for var, is_linear in zip(jaxpr.invars, linear) if is_linear]\n'
