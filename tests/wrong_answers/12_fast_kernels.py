@@ -119,6 +119,41 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(ScaleRows, ScaleRowsImpl,
 '''
 
 
+# Rows handed out in chunks through an atomic counter, to the pool and to the calling thread, but
+# the handler returns once every chunk is claimed, not once every chunk is done: a pool thread may
+# still be writing its last chunk after the call has returned.
+_SCALE_ROWS_CLAIMED_CC = r'''
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+static ffi::Error ScaleRowsImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> s,
+                                ffi::ResultBuffer<ffi::F32> y) {
+  const std::int64_t rows = static_cast<std::int64_t>(s.element_count());
+  if (rows == 0) return ffi::Error::Success();
+  const std::int64_t n = static_cast<std::int64_t>(x.element_count()) / rows;
+  const float* in = x.typed_data();
+  const float* scale = s.typed_data();
+  float* out = y->typed_data();
+  const std::int64_t chunk = std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(n, 1));
+  const std::int64_t chunks = (rows + chunk - 1) / chunk;
+  auto next = std::make_shared<std::atomic<std::int64_t>>(0);
+  auto run = [=] {
+    for (std::int64_t c = next->fetch_add(1); c < chunks; c = next->fetch_add(1))
+      for (std::int64_t r = c * chunk; r < std::min(rows, (c + 1) * chunk); ++r)
+        for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = in[r * n + i] * scale[r];
+  };
+  for (int h = 1; h < pool.num_threads(); ++h) pool.Schedule([run] { run(); });
+  run();  // every chunk is claimed when this returns; the pool's may still be running
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(ScaleRows, ScaleRowsImpl,
+    ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>()
+        .Ret<ffi::Buffer<ffi::F32>>());
+'''
+
 def _scale_rows_answer(cc: str, name: str, *, aliases: bool, donate: bool) -> str:
     alias = ", input_output_aliases={0: 0}" if aliases else ""
     donation = ", donate_argnums=0" if donate else ""
@@ -504,6 +539,8 @@ WRONG = {
           '    return jax.ffi.ffi_call("b5w9.row_l2", out, vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'),
     ],
     'ex2_answer': [
+        W('f', 'rows on the pool through a shared chunk counter, but returns once every chunk is claimed, not done: a pool thread may still be writing',
+          _scale_rows_answer(_SCALE_ROWS_CLAIMED_CC, "ex2_claimed_not_done", aliases=True, donate=True)),
         W('m', 'right values on the pool, but no input_output_aliases: XLA writes a fresh buffer and copies it into x',
           _scale_rows_answer(_SCALE_ROWS_POOL_CC, "ex2_no_alias", aliases=False, donate=True)),
         W('d', "threads of its own (std::thread), started and joined on every call, instead of XLA's pool",
