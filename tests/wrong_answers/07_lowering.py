@@ -307,3 +307,24 @@ WRONG = {
           'q4 = "c"\n'),
     ],
 }
+
+# Round 3: written from the chapter's text alone (its test cells removed), before its checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex1_answer'] += [
+    W('c', 'integer bounds are always int32 constants: right for int32 and every float dtype, breaks for int8/int16/uint8',
+      'clip_p = elementwise_primitive("clip")\n\ndef clip_lowering(ctx, operand, *, lo, hi):\n    aval_out, = ctx.avals_out\n    # integers are int32 in JAX by default; floats keep their own precision\n    dtype = aval_out.dtype if jnp.issubdtype(aval_out.dtype, jnp.floating) else np.int32\n    lo_c = mlir.ir_constant(np.array(lo, dtype))\n    hi_c = mlir.ir_constant(np.array(hi, dtype))\n    return [hlo.clamp(lo_c, operand, hi_c)]\n\nmlir.register_lowering(clip_p, clip_lowering)\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+]
+WRONG['ex3_answer'] += [
+    W('m', 'the "generic" rule is registered only for tpu, cuda and rocm by name; no rule for other platforms (oneapi...)',
+      'abs_p = elementwise_primitive("my_abs")\ngeneric_rule = mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False)\nfor platform in ("tpu", "cuda", "rocm"):\n    mlir.register_lowering(abs_p, generic_rule, platform=platform)\nmlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+    W('m', 'roles swapped: the hand-written abs is the generic rule, the jnp.where rule is registered per platform',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)])\nfor platform in ("tpu", "cuda", "rocm"):\n    mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False), platform=platform)\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+    W('d', 'the cpu rule is mlir.lower_fun(jnp.abs), not written by hand (lowered text is identical)',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, mlir.lower_fun(jnp.abs, multiple_results=False), platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+    W('m', 'generic rule registered with the deprecated "gpu" alias plus "tpu" instead of platform=None',
+      'abs_p = elementwise_primitive("my_abs")\nfor platform in ("gpu", "tpu"):\n    mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False), platform=platform)\nmlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+    W('d', 'the cpu rule is mlir.lower_fun(jax.lax.abs), not written by hand',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, mlir.lower_fun(jax.lax.abs, multiple_results=False), platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+    W('d', 'the cpu rule is borrowed from lax (mlir._lowerings[lax.abs_p].rule) instead of written by hand',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, mlir._lowerings[jax.lax.abs_p].rule, platform="cpu")   # reuse JAX\'s own abs rule\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+]
