@@ -188,3 +188,28 @@ WRONG = {
           'q3 = "c"\n'),
     ],
 }
+
+# Round 3: written from the chapter's text alone (its test cells removed), before its checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex1_answer'] += [
+    W('d', 'uses np.sum instead of jax.numpy (works via tracer .sum dispatch)',
+      'def sum_of_squares(x):\n    return np.sum(x * x)\n'),
+    W('c', 'dtype=x.dtype in the sum: int8/uint8/bool stay narrow while jnp.sum upcasts them to int32/uint32',
+      'def sum_of_squares(x):\n    return jnp.sum(x * x, dtype=x.dtype)\n'),
+    W('c', 'Python builtin sum over the flattened squares: sequential accumulation in float16 rounds differently on large arrays',
+      'def sum_of_squares(x):\n    return sum(jnp.ravel(x * x))\n'),
+    W('c', 'mean times size, cast back: loses exactness for large int32 sums and rounds differently in float',
+      'def sum_of_squares(x):\n    sq = x * x\n    return (jnp.mean(sq) * sq.size).astype(jnp.sum(sq).dtype)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('m', 'special case for factor 0 returns zeros of the right dtype: 0*inf and 0*nan give 0 instead of nan, -0.0 lost',
+      'def make_scaled(factor):\n    if factor == 0:\n        return jax.jit(lambda x: jnp.zeros_like(x, dtype=jnp.result_type(factor, x)))\n    return jax.jit(lambda x: factor * x)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', 'early return 0.0 for x == 0: cube(-0.0) gives +0.0 instead of -0.0',
+      'def make_cube():\n    lib = grader.build(code=\'extern "C" double cube(double x) { if (x == 0.0) return 0.0; return x * x * x; }\', name="cube")\n    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
+    W('d', 'builds the C++ but returns a ctypes CFUNCTYPE wrapping a Python lambda',
+      'def make_cube():\n    lib = grader.build(code=\'extern "C" double cube(double x) { return x * x * x; }\', name="cube")\n    lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n    return ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_double)(lambda x: x * x * x)\n'),
+    W('c', 'defensive NaN guard returns 0.0: cube(nan) is 0.0 instead of nan',
+      'def make_cube():\n    lib = grader.build(code=\'extern "C" double cube(double x) { if (x != x) return 0.0; return x * x * x; }\', name="cube")\n    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
+]
