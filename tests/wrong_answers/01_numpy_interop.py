@@ -353,3 +353,16 @@ WRONG = {
           'q4 = "b"\n'),
     ],
 }
+
+# Round 3: written from the chapter's text alone (its test cells removed), before its checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex2_answer'] += [
+    W('c', 'host copy only for float32; other dtypes go through jnp.asarray (queued device copy)',
+      'def frozen_put(x):\n    if x.dtype == np.float32:\n        return jax.device_put(x.copy())\n    return jnp.asarray(x)\n'),
+    W('c', 'skips the copy for read-only x, but a read-only view can still change through its base',
+      'def frozen_put(x):\n    if not x.flags.writeable:\n        return jax.device_put(x)\n    return jax.device_put(x.copy())\n'),
+    W('c', '0-d arrays go through jnp.array (queued device copy)',
+      'def frozen_put(x):\n    if x.ndim == 0:\n        return jnp.array(x)\n    return jax.device_put(np.array(x))\n'),
+    W('m', 'skips the host copy when x owns its data (thinks only views can change underneath)',
+      'def frozen_put(x):\n    if x.flags.owndata:\n        return jax.device_put(x)\n    return jax.device_put(x.copy())\n'),
+]
