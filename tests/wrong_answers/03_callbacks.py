@@ -451,3 +451,29 @@ WRONG = {
           'q4 = "c"\n'),
     ],
 }
+
+# Round 3: written from the chapter's text alone (its test cells removed), before its checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex2_answer'] += [
+    W('c', 'n == 0 short-cut returns x0 itself (a NumPy x0 stays NumPy, not a jax.Array)',
+      'def run_logged(step, x0, n):\n    if n == 0:\n        return x0, []\n    log = []\n\n    def record(state):\n        log.append(np.array(state))\n\n    def body(i, x):\n        x = step(x)\n        io_callback(record, None, x, ordered=True)\n        return x\n\n    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n    jax.effects_barrier()\n    return final, log\n'),
+    W('b', "x0 donated to the jitted loop: the caller's x0 is deleted after the call",
+      'def run_logged(step, x0, n):\n    log = []\n\n    def record(state):\n        log.append(np.array(state))\n\n    def body(i, x):\n        x = step(x)\n        io_callback(record, None, x, ordered=True)\n        return x\n\n    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x), donate_argnums=0)(jnp.asarray(x0))\n    jax.effects_barrier()\n    return final, log\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', 'indices carried back in the dtype of x and cast in JAX: wrong past 127 for int8, 2048 for float16',
+      'def host_sort(x):\n    def host(v):\n        v = np.asarray(v)\n        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable").astype(v.dtype)\n\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, x.dtype))\n    values, indices = jax.pure_callback(host, shapes, x, vmap_method="expand_dims")\n    return values, indices.astype(jnp.int32)\n'),
+    W('c', 'sorts along axis 1 when there are two or more axes: right for 1-D and 2-D, wrong for 3-D and for a vmapped matrix',
+      'def host_sort(x):\n    def host(v):\n        v = np.asarray(v)\n        return np.sort(v, axis=min(v.ndim - 1, 1)), np.argsort(v, axis=min(v.ndim - 1, 1), kind="stable").astype(np.int32)\n\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(host, shapes, x, vmap_method="expand_dims")\n'),
+    W('c', 'indices declared as int16 to save memory, cast back to int32 in JAX: wrong past 32767 elements',
+      'def host_sort(x):\n    def host(v):\n        v = np.asarray(v)\n        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable").astype(np.int16)\n\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int16))\n    values, indices = jax.pure_callback(host, shapes, x, vmap_method="expand_dims")\n    return values, indices.astype(jnp.int32)\n'),
+    W('c', 'indices as uint8 then widened: wrong past 255 elements',
+      'def host_sort(x):\n    def host(v):\n        v = np.asarray(v)\n        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable").astype(np.uint8)\n\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.uint8))\n    values, indices = jax.pure_callback(host, shapes, x, vmap_method="expand_dims")\n    return values, indices.astype(jnp.int32)\n'),
+]
+
+# Round 3: written from the chapter's text alone (its test cells removed), before its checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex2_answer'] += [
+    W('f', 'module-level log cleared on each call and returned as a copy: right for serial calls, mixes logs of concurrent calls',
+      '_log = []\n\ndef run_logged(step, x0, n):\n    _log.clear()\n\n    def record(state):\n        _log.append(np.array(state))\n\n    def body(i, x):\n        x = step(x)\n        io_callback(record, None, x, ordered=True)\n        return x\n\n    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n    jax.effects_barrier()\n    return final, list(_log)\n'),
+]
