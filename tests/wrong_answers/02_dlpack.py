@@ -358,3 +358,28 @@ WRONG = {
           'q4 = "a"\n'),
     ],
 }
+
+# Round 3: written from the chapter's text alone (its test cells removed), before its checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex1_answer'] += [
+    W('c', 'hand-made 64->32 dtype map misses complex128 (and uint64): an aligned complex128 x is returned as host although j is a silent complex64 copy',
+      '_TO_32 = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32)}\n\ndef share_with_jax(x):\n    dtype = _TO_32.get(x.dtype, x.dtype)\n    if x.size == 0:\n        host = np.zeros(x.shape, jax.dtypes.canonicalize_dtype(x.dtype))\n        return host, jnp.asarray(host)\n    if address(x) % 64 == 0 and x.dtype == dtype:\n        try:\n            return x, jax.dlpack.from_dlpack(x, copy=False)\n        except jax.errors.JaxRuntimeError:\n            pass                      # gaps in the strides: copy below\n    host = aligned_empty(x.shape, dtype)\n    host[...] = x\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+    W('c', 'compact means C- or F-contiguous: an aligned 3-D array with permuted axes (compact, shareable) is copied',
+      'def share_with_jax(x):\n    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n    if x.size == 0:\n        return x, jnp.zeros(x.shape, dtype)\n    compact = x.flags.c_contiguous or x.flags.f_contiguous\n    if compact and address(x) % 64 == 0 and x.dtype == dtype:\n        return x, jax.dlpack.from_dlpack(x, copy=False)\n    host = aligned_empty(x.shape, dtype)\n    host[...] = x\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+    W('c', 'empty case returns jnp.zeros(shape) with the default dtype: an empty int32/bool x gets a float32 j',
+      'def share_with_jax(x):\n    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n    if x.size == 0:\n        return np.zeros(x.shape, dtype), jnp.zeros(x.shape)\n    if address(x) % 64 == 0 and x.dtype == dtype:\n        try:\n            return x, jax.dlpack.from_dlpack(x, copy=False)\n        except jax.errors.JaxRuntimeError:\n            pass                      # gaps in the strides: copy below\n    host = aligned_empty(x.shape, dtype)\n    host[...] = x\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('c', 'empty case returns jnp.zeros(shape) with the default dtype: an empty int/bool y gets a float32 j',
+      'def writeable_twin(y):\n    if y.size == 0:\n        return np.zeros(y.shape, y.dtype), jnp.zeros(y.shape)\n    host = aligned_empty(y.shape, y.dtype)\n    host[...] = np.asarray(y)\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', 'checks itemsize == 4 instead of the dtype: int32/uint32 buffers are scaled as if float32',
+      'def scale_and_view(host, factor):\n    if host.dtype.itemsize != 4 or not host.flags.c_contiguous or not host.flags.writeable:\n        raise ValueError("scale_f32 needs a writeable, C-contiguous 4-byte buffer")\n    scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n'),
+    W('c', 'dtype tested by dtype.char == "f": a big-endian float32 (>f4) buffer is accepted and scaled with the wrong byte order',
+      'def scale_and_view(host, factor):\n    if host.dtype.char != "f" or not host.flags.c_contiguous or not host.flags.writeable:\n        raise ValueError("scale_f32 needs a writeable, C-contiguous float32 buffer")\n    scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n'),
+    W('c', 'shortcut for empty arrays before the checks: an empty int32 / read-only / strided host returns instead of raising ValueError',
+      'def scale_and_view(host, factor):\n    if host.size == 0:\n        return jnp.asarray(host)\n    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n        raise ValueError("scale_f32 needs a writeable, C-contiguous float32 buffer")\n    scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n'),
+    W('c', 'dtype tested with np.issubdtype(dtype, np.float32): a big-endian float32 (>f4) passes, is scaled with the wrong byte order, then BufferError',
+      'def scale_and_view(host, factor):\n    if not np.issubdtype(host.dtype, np.float32) or not host.flags.c_contiguous or not host.flags.writeable:\n        raise ValueError("scale_f32 needs a writeable, C-contiguous float32 buffer")\n    scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n'),
+]
