@@ -477,3 +477,10 @@ WRONG['ex2_answer'] += [
     W('f', 'module-level log cleared on each call and returned as a copy: right for serial calls, mixes logs of concurrent calls',
       '_log = []\n\ndef run_logged(step, x0, n):\n    _log.clear()\n\n    def record(state):\n        _log.append(np.array(state))\n\n    def body(i, x):\n        x = step(x)\n        io_callback(record, None, x, ordered=True)\n        return x\n\n    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n    jax.effects_barrier()\n    return final, list(_log)\n'),
 ]
+
+# Round 3: written from the chapter's text alone (its test cells removed), before its checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex2_answer'] += [
+    W('d', 'Python for loop unrolled inside jit instead of fori_loop/scan',
+      'def run_logged(step, x0, n):\n    log = []\n\n    def record(state):\n        log.append(np.array(state))\n\n    def body(i, x):\n        x = step(x)\n        io_callback(record, None, x, ordered=True)\n        return x\n\n    final = jax.jit(lambda x: [x := body(i, x) for i in range(n)][-1] if n else x)(x0)\n    jax.effects_barrier()\n    return final, log\n'),
+]
