@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,7 +21,7 @@ import pytest
 
 from conftest import ROOT
 from dask_cluster import local_cluster
-from grader.autograde import cluster
+from grader.autograde import cluster, run
 from grader.errors import CourseError
 
 CHAPTER = "00_start_here"
@@ -95,6 +96,13 @@ def test_a_worker_killed_mid_job_costs_nothing_and_the_row_says_so(tmp_path):
             worker_pid = client.run(os.getpid, workers=[victim])[victim]
             jobs = _job_processes_of(worker_pid)
             assert jobs, "the worker runs the job in a grading process of its own"
+            # Its pool's logs are in the Dask worker's own folder, which Dask cleans up; the job's
+            # scratch folder is the system's, named after the worker's pid (swept below).
+            logs = client.run(lambda: str(cluster._processes().folder), workers=[victim])[victim]
+            space = client.run(lambda dask_worker: dask_worker.local_directory, workers=[victim])[victim]
+            assert Path(logs).parent == Path(space), (logs, space)
+            scratch = sorted(Path(tempfile.gettempdir()).glob(f"{run.SCRATCH_PREFIX}{worker_pid}-*"))
+            assert len(scratch) == 1, scratch
             os.killpg(os.getpgid(worker_pid), signal.SIGKILL)
             time.sleep(2)  # the job still had seconds to sleep: alive now only if it outlives its worker
             alive = [pid for pid in jobs if _running(pid)]
@@ -108,6 +116,10 @@ def test_a_worker_killed_mid_job_costs_nothing_and_the_row_says_so(tmp_path):
     assert f"Graded on the Dask cluster at {dask.address}" in report
     assert "Graded again after the worker running them was lost: slow/00_start_here (1 time)" in report
     assert victim not in rows["slow"]["notes"], "graded again by another worker than the one lost"
+    # The killed worker could not remove its job's scratch folder (a copy of the submission); the
+    # next pool started on this machine does.
+    run.Workers(0, tmp_path).close()
+    assert not scratch[0].exists(), "the next pool did not sweep the killed worker's scratch folder"
 
 
 def test_a_worker_with_other_grading_code_refuses_and_says_what_to_do(tmp_path):

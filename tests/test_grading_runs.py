@@ -6,8 +6,10 @@ Each test runs real kernels (sandboxed where this machine allows it) on chapter 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -123,8 +125,12 @@ def test_the_reference_shares_only_caches_made_before_its_first_answer(tmp_path)
 
 def test_a_worker_survives_a_crashed_job_and_is_replaced_after_a_hung_one(tmp_path):
     """A job whose process dies without a result reports its exit status; a job past its deadline
-    is killed with its worker; either way the next job on that pool grades normally."""
-    workers = _Workers(1, tmp_path)
+    is killed with its worker; either way the next job on that pool grades normally. No job, not
+    even the killed one, leaves its scratch folder (a copy of the submission) behind."""
+    # A short path, as the system's temporary folder is: the kernel's sockets live under it, and a
+    # Unix socket's path may not pass 107 bytes.
+    scratch = Path(tempfile.mkdtemp(prefix="jbj-test-"))
+    workers = _Workers(1, tmp_path, scratch_root=scratch)
     try:
         broken = tmp_path / "broken.job.json"
         broken.write_text("{ not json")
@@ -138,12 +144,17 @@ def test_a_worker_survives_a_crashed_job_and_is_replaced_after_a_hung_one(tmp_pa
         paths = {"job": str(hung), "result": str(tmp_path / "hung.result.json"), "log": str(tmp_path / "hung.log")}
         assert workers.run(paths, deadline=8) == "grading did not finish within 8 s"
         assert workers.count == 2  # the hung worker was replaced
+        assert list(scratch.iterdir()) == [], "the killed job's scratch folder was left behind"
 
-        fine = _job(tmp_path, "fine", _submission(tmp_path, "fine"))
+        fine = _job(tmp_path, "fine", _submission(tmp_path, "fine", "import os\nprint(os.getcwd())"))
         paths = {"job": str(fine), "result": str(tmp_path / "fine.result.json"), "log": str(tmp_path / "fine.log")}
         assert workers.run(paths, deadline=300) == 0
         result = json.loads(Path(paths["result"]).read_text())
         assert result["status"] == "graded" and not result["reason"], result
+        ran_in = nbformat.read(tmp_path / "fine-executed.ipynb", as_version=4).cells[3].outputs[0]["text"].strip()
+        assert Path(ran_in).parent.parent == scratch, f"the kernel ran in {ran_in}, not in a folder of {scratch}"
+        assert list(scratch.iterdir()) == []
     finally:
         workers.close()
+        shutil.rmtree(scratch, ignore_errors=True)
     assert all(worker.poll() is not None for worker in workers.started)

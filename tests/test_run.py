@@ -7,7 +7,9 @@ Stand-ins for the worker pool answer each job from its job file, so no kernel st
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -188,3 +190,23 @@ def test_every_caller_grades_a_notebook_through_grade_job(tmp_path, monkeypatch)
     assert all(r.points == r.max_points for r in results), results
     assert graded == [("(reference)", CHAPTER, "Workers"), ("kim", CHAPTER, "Workers"), ("lee", CHAPTER, "Workers"),
                       ("(reference)", CHAPTER, "Workers"), ("learner", CHAPTER, "Workers")], graded
+
+
+def test_a_killed_pools_scratch_folders_are_swept_by_the_next_pool(tmp_path):
+    """A pool whose process was killed (a Dask worker, say) could not remove its jobs' scratch folders,
+    which hold copies of submissions. Does the next pool started beside them remove them, also where a
+    kernel took away a folder's permissions, while keeping a live process's folders and anything else?"""
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid that no longer runs
+    left = tmp_path / f"{run.SCRATCH_PREFIX}{gone.pid}-x1"
+    (left / "w" / "locked").mkdir(parents=True)
+    (left / "w" / "locked" / "answer.ipynb").write_text("{}")
+    os.chmod(left / "w" / "locked", 0)
+    live = tmp_path / f"{run.SCRATCH_PREFIX}{os.getpid()}-x2"
+    live.mkdir()
+    other = tmp_path / "jbj-something-else"
+    other.mkdir()
+    workers = run.Workers(0, tmp_path, scratch_root=tmp_path)
+    workers.close()
+    assert not left.exists(), "a killed pool's scratch folder was left"
+    assert live.is_dir() and other.is_dir()

@@ -25,8 +25,10 @@ fails after Dask's `distributed.scheduler.allowed-failures` attempts, with a row
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
 import socket
 import tempfile
 import threading
@@ -104,6 +106,18 @@ _PROCESSES: Workers | None = None
 _PROCESSES_LOCK = threading.Lock()
 
 
+def _workspace() -> Path | None:
+    """The Dask worker's own folder (its `local_directory`), or None outside a Dask worker. Dask
+    removes it when the worker closes, and a killed worker's at the next start of a worker beside it,
+    so what a task leaves there (even when its worker is killed mid-job) does not pile up."""
+    try:
+        from distributed import get_worker
+
+        return Path(get_worker().local_directory)
+    except (ImportError, ValueError, AttributeError):
+        return None
+
+
 def _processes() -> Workers:
     global _PROCESSES
     with _PROCESSES_LOCK:
@@ -114,7 +128,13 @@ def _processes() -> Workers:
                 threads = get_worker().state.nthreads
             except (ImportError, ValueError, AttributeError):
                 threads = 1
-            _PROCESSES = Workers(max(1, threads), Path(tempfile.mkdtemp(prefix="jbj-dask-workers-")))
+            # The pool's logs in the Dask worker's folder; its jobs' scratch folders stay in the
+            # system's temporary folder, whose short path keeps the kernels' socket paths short.
+            space = _workspace()
+            folder = Path(tempfile.mkdtemp(prefix="jbj-dask-workers-", dir=space))
+            if space is None:  # no Dask worker to clean up after us: remove it as this process ends
+                atexit.register(shutil.rmtree, folder, ignore_errors=True)
+            _PROCESSES = Workers(max(1, threads), folder)
         return _PROCESSES
 
 
@@ -146,7 +166,7 @@ def grade_task(payload: dict, solutions: dict[str, bytes], warm: Any) -> dict:
             notes.append(f"graded WITHOUT a sandbox on the worker {name}: {here.reason}")
     out["refused"] = False
     chapter = payload["chapter"]
-    with tempfile.TemporaryDirectory(prefix="jbj-dask-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="jbj-dask-", dir=_workspace()) as tmp:
         tmp_path = Path(tmp)
         sources = tmp_path / "solutions"
         sources.mkdir()

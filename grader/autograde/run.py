@@ -27,7 +27,9 @@ import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import threading
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -45,10 +47,18 @@ class Workers:
     Jobs wait for a free worker. A worker that misses a job's deadline or dies is killed with
     everything it started, and a fresh one takes its place: that job fails, the rest go on. Each
     worker dies with the process that started it (the grader, or a Dask worker), even a killed one,
-    and each job's process with its worker."""
+    and each job's process with its worker.
 
-    def __init__(self, n: int, folder: Path):
+    Each job gets a scratch folder (its kernel's folder and the grader's settings for it), made in
+    `scratch_root` (the system's temporary folder unless given) before the job starts and removed
+    here when it ends, however it ends: a job killed at its deadline cannot remove its own, and it
+    holds a copy of a student's submission. The folders of a pool whose own process was killed
+    (a Dask worker, say) are removed by the next pool started beside them (`sweep_scratch`)."""
+
+    def __init__(self, n: int, folder: Path, scratch_root: Path | None = None):
         self.folder, self.count, self.logs, self.started = folder, 0, [], []
+        self.scratch_root = scratch_root
+        sweep_scratch(Path(scratch_root or tempfile.gettempdir()))
         self.lock = threading.Lock()  # a replacement can be started from any job's thread
         self.free: queue.Queue = queue.Queue()
         # Workers are started from this one thread, which lives as long as the pool: a process set
@@ -77,6 +87,13 @@ class Workers:
 
     def run(self, paths: dict[str, str], deadline: float) -> int | str:
         """The job's exit status, or why there is none."""
+        scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=self.scratch_root))
+        try:
+            return self._run({**paths, "scratch": str(scratch)}, deadline)
+        finally:
+            remove_scratch(scratch)
+
+    def _run(self, paths: dict[str, str], deadline: float) -> int | str:
         worker = self.free.get()
         if worker.poll() is not None:  # it died while idle: a fresh one takes the job
             self._kill(worker)
@@ -124,6 +141,56 @@ class Workers:
             log.close()
         self.starter.shutdown()
         sandbox.sweep_cgroups()  # those of jobs killed before they could remove their own
+
+
+#: The start of a job's scratch folder's name, followed by the pid of the process whose pool made it.
+SCRATCH_PREFIX = "jbj-job-"
+
+
+def sweep_scratch(root: Path) -> int:
+    """Remove the scratch folders in `root` that this user's pools left when their process was killed
+    before it could (named `SCRATCH_PREFIX<pid>-…`, so a live process's are kept); returns how many."""
+    removed = 0
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return 0
+    for entry in entries:
+        pid = entry.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
+        if not entry.name.startswith(SCRATCH_PREFIX) or not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False) or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+        except OSError:
+            continue
+        remove_scratch(Path(entry.path))
+        removed += 1
+    return removed
+
+
+def remove_scratch(folder: Path) -> None:
+    """Remove a job's scratch folder, also where a kernel took away the permissions of what it made.
+    A killed job's kernel may still be exiting (and writing) for a moment, so a removal that leaves
+    something behind is tried again, briefly."""
+
+    def permit_and_retry(remove, path, _error) -> None:
+        for target in (os.path.dirname(path), path):
+            try:
+                if not os.path.islink(target):
+                    os.chmod(target, 0o700)
+            except OSError:
+                pass
+        try:
+            remove(path)
+        except OSError:
+            pass
+
+    for _ in range(20):
+        shutil.rmtree(folder, onexc=permit_and_retry)
+        if not folder.exists():
+            return
+        time.sleep(0.1)
 
 
 def job_folder(tmp: Path, number: int, *, reference: bool) -> Path:

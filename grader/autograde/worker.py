@@ -1,8 +1,8 @@
 """Grade one submission in its own process: prepare, run sandboxed, collect the records.
 
-`python -m grader.autograde.worker JOB.json RESULT.json` reads the job, writes RESULT.json (and
-the executed notebook) and exits 0 — also when the submission is broken, which the result then
-says.
+`python -m grader.autograde.worker JOB.json RESULT.json [SCRATCH]` reads the job, writes RESULT.json
+(and the executed notebook) and exits 0 — also when the submission is broken, which the result then
+says. The kernel's folder goes in SCRATCH (an empty folder the caller removes) if given.
 
 `python -m grader.autograde.worker --serve` is how the run stage (`grader.autograde.run`) uses it: a worker that has
 imported the grading code once reads jobs, one JSON line each, from stdin, and forks a fresh
@@ -17,6 +17,7 @@ the tests do to reach it cheaply.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -92,9 +93,13 @@ def grade(job: dict | JobSpec) -> dict:
     return grade_spec(job if isinstance(job, JobSpec) else JobSpec.from_dict(job)).to_dict()
 
 
-def grade_spec(spec: JobSpec) -> KernelRun:
+def grade_spec(spec: JobSpec, scratch: Path | None = None) -> KernelRun:
     """Run one notebook (a submission, or a chapter's reference) in its sandboxed kernel, and read
-    what each of its test cells recorded. The executed notebook goes to `spec.executed`."""
+    what each of its test cells recorded. The executed notebook goes to `spec.executed`.
+
+    The kernel's folder and the grader's settings for it go in `scratch`, an empty folder that the
+    caller removes (`run.Workers` does, even when it kills the job); without it, in a temporary
+    folder removed on return."""
     source = read_notebook(spec.source)
     too_large = notebook_too_large(spec.notebook)
     if too_large:
@@ -114,7 +119,7 @@ def grade_spec(spec: JobSpec) -> KernelRun:
     prepared = prepare(submitted, source)
     limits = spec.limits
 
-    with tempfile.TemporaryDirectory(prefix="jbj-") as tmp:
+    with contextlib.nullcontext(str(scratch)) if scratch else tempfile.TemporaryDirectory(prefix="jbj-") as tmp:
         tmp_path = Path(tmp)
         workdir, control = tmp_path / "w", tmp_path / "c"
         control.mkdir(mode=0o700)
@@ -230,7 +235,8 @@ def job_process_setup() -> None:
 
 
 def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
-    """Fork one process per job line ({"job", "result", "log"} paths); answer {"exit": status}."""
+    """Fork one process per job line ({"job", "result", "log"} paths, and the job's "scratch" folder
+    when the caller made one); answer {"exit": status}."""
     for line in stdin:
         paths = json.loads(line)
         pid = os.fork()
@@ -243,7 +249,7 @@ def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
                 os.dup2(null, 0)
                 os.dup2(log, 1)
                 os.dup2(log, 2)
-                code = main([paths["job"], paths["result"]])
+                code = main([paths["job"], paths["result"], *([paths["scratch"]] if "scratch" in paths else [])])
             except BaseException:
                 traceback.print_exc()
             finally:
@@ -258,11 +264,12 @@ def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
 
 def main(argv: list[str]) -> int:
     """Grade the job in the file argv[0]; write its `KernelRun` as JSON to argv[1] (a failed one, with
-    the traceback, when the grader itself fails)."""
+    the traceback, when the grader itself fails). argv[2], if given, is its scratch folder (`grade_spec`)."""
     job_path, result_path = Path(argv[0]), Path(argv[1])
+    scratch = Path(argv[2]) if len(argv) > 2 else None
     job = json.loads(job_path.read_text())
     try:
-        result = grade_spec(JobSpec.from_dict(job))
+        result = grade_spec(JobSpec.from_dict(job), scratch)
     except MemoryError:  # its own reason: "the grader failed" would read as a bug of ours
         soft = resource.getrlimit(resource.RLIMIT_AS)[0]
         result = KernelRun.failed(out_of_memory(None if soft == resource.RLIM_INFINITY else soft),
