@@ -213,3 +213,32 @@ WRONG['ex3_answer'] += [
     W('c', 'defensive NaN guard returns 0.0: cube(nan) is 0.0 instead of nan',
       'def make_cube():\n    lib = grader.build(code=\'extern "C" double cube(double x) { if (x != x) return 0.0; return x * x * x; }\', name="cube")\n    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
 ]
+
+# Round 4: written from the text alone, with the mistakes above listed as already caught, before the checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex1_answer'] += [
+    W('c', 'special-cases 0-d input as x * x: a 0-d int8/uint8/bool array stays int8/uint8/bool, where jnp.sum(x * x) gives int32/uint32',
+      'def sum_of_squares(x):\n    if x.ndim == 0:\n        return x * x   # a 0-d array has nothing to sum\n    return jnp.sum(x * x)\n'),
+    W('c', 'squares float16/bfloat16 in float32 and casts back: each square is not rounded to float16 first, so about one input in five differs from jnp.sum(x * x) in the last bit (float16 [0.35, 0.82, 0.33] gives 0.904, not 0.9033)',
+      'def sum_of_squares(x):\n    if x.dtype in (jnp.float16, jnp.bfloat16):\n        # square in float32 for accuracy, then give back the dtype jnp.sum would\n        y = x.astype(jnp.float32)\n        return jnp.sum(y * y).astype(x.dtype)\n    return jnp.sum(x * x)\n'),
+    W('c', 'nansum instead of sum: a NaN element is silently dropped (finite result) instead of giving nan',
+      'def sum_of_squares(x):\n    return jnp.nansum(x * x)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('b', 'lru_cache(typed=True) keeps int and float apart but 0.0 == -0.0: make_scaled(-0.0) after make_scaled(0.0) returns the +0.0 function (-0.0 * [1., 2.] gives +0.0)',
+      'import functools\n\n@functools.lru_cache(maxsize=None, typed=True)   # typed: 2 and 2.0 get their own functions\ndef make_scaled(factor):\n    return jax.jit(lambda x: factor * x)\n'),
+    W('c', 'promotes x with jnp.atleast_1d so 0-d input "works": a 0-d array comes back with shape (1,) instead of ()',
+      'def make_scaled(factor):\n    # atleast_1d so that scalars and arrays go through the same code\n    return jax.jit(lambda x: factor * jnp.atleast_1d(x))\n'),
+    W('c', 'jit of vmap over the leading axis: right for 1-D and 2-D arrays, raises on a 0-d array',
+      'def make_scaled(factor):\n    return jax.jit(jax.vmap(lambda xi: factor * xi))\n'),
+    W('c', 'strength-reduces the int factor 2 to x + x: same for int/float arrays, but a bool array stays bool (logical OR) where 2 * x is int32',
+      'def make_scaled(factor):\n    if type(factor) is int and factor == 2:\n        return jax.jit(lambda x: x + x)   # an add instead of a multiply, same dtype rules for ints\n    return jax.jit(lambda x: factor * x)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', "exact __int128 path for whole-number x: rounds x^3 once, so integral x between ~1e8 and 5e12 (x*x not exact) differs from Python's two roundings about a quarter of the time; 2.0, 1.1, 0.3 and 1e13 all match",
+      'def make_cube():\n    code = r"""\n    #include <cmath>\n    extern "C" double cube(double x) {\n        // whole numbers: cube exactly in 128-bit integers, then round once\n        if (std::fabs(x) >= 2.0 && std::fabs(x) < 5e12 && x == std::trunc(x)) {\n            __int128 n = (__int128)x;\n            return (double)(n * n * n);\n        }\n        return x * x * x;\n    }\n    """\n    lib = grader.build(code=code, name="cube_exact")\n    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
+    W('b', 'memoises the last call in static globals with ==: on a call at -0.0 right after one at 0.0 it returns the cached +0.0 (and the two-store memo is not thread-safe)',
+      'def make_cube():\n    code = r"""\n    #include <cmath>\n    static double last_x = NAN, last_y = NAN;\n    extern "C" double cube(double x) {\n        if (x == last_x) return last_y;   // repeated argument: reuse the last result\n        double y = x * x * x;\n        last_x = x;\n        last_y = y;\n        return y;\n    }\n    """\n    lib = grader.build(code=code, name="cube_memo")\n    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
+    W('c', 'flushes tiny inputs to a signed zero to avoid subnormals: x between ~1.7e-108 and 1e-100 has a nonzero subnormal cube (1e-105 -> 1e-315) but gives 0.0',
+      'def make_cube():\n    code = r"""\n    #include <cmath>\n    extern "C" double cube(double x) {\n        // the cube of anything this small underflows anyway: skip the slow subnormals\n        if (std::fabs(x) < 1e-100) return std::copysign(0.0, x);\n        return x * x * x;\n    }\n    """\n    lib = grader.build(code=code, name="cube_flush")\n    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
+]
