@@ -2,7 +2,7 @@
 
 from wrong_answers import W
 
-APPLIES = {'ex1_answer': 'cefgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcefgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -483,4 +483,23 @@ WRONG['ex2_answer'] += [
 WRONG['ex2_answer'] += [
     W('d', 'Python for loop unrolled inside jit instead of fori_loop/scan',
       'def run_logged(step, x0, n):\n    log = []\n\n    def record(state):\n        log.append(np.array(state))\n\n    def body(i, x):\n        x = step(x)\n        io_callback(record, None, x, ordered=True)\n        return x\n\n    final = jax.jit(lambda x: [x := body(i, x) for i in range(n)][-1] if n else x)(x0)\n    jax.effects_barrier()\n    return final, log\n'),
+]
+
+# Round 4: written from the text alone, with the mistakes above listed as already caught, before the checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex1_answer'] += [
+    W('c', 'normalises the logged dtype to int32/float32: right for the int32 and float32 examples, wrong for int8, uint8, float16, bfloat16, bool',
+      'def tap(x, sink):\n    def record(v):\n        v = np.asarray(v)\n        kind = np.int32 if np.issubdtype(v.dtype, np.integer) else np.float32\n        sink.append(v.astype(kind))\n\n    jax.debug.callback(record, x)\n    return x\n'),
+    W('b', 'eager path logs and returns the host copy: outside jit tap returns a NumPy array, not x',
+      'def tap(x, sink):\n    if not isinstance(x, jax.core.Tracer):   # eager: the value is already here\n        value = np.asarray(x)\n        sink.append(value)\n        return value\n    jax.debug.callback(lambda v: sink.append(np.asarray(v)), x)\n    return x\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', 'only the indices come from the host; the values are gathered on the device with jnp.take_along_axis',
+      'def host_sort(x):\n    def on_host(v):\n        return np.argsort(np.asarray(v), axis=-1, kind="stable").astype(np.int32)\n\n    indices = jax.pure_callback(on_host, jax.ShapeDtypeStruct(x.shape, jnp.int32), x, vmap_method="expand_dims")\n    values = jnp.take_along_axis(x, indices, axis=-1)\n    return values, indices\n'),
+    W('c', 'sorts a float32 copy and casts the values back: int32 values above 2**24 are rounded, and their order (ties) changes',
+      'def host_sort(x):\n    def on_host(v):\n        v = np.asarray(v)\n        keys = v.astype(np.float32)   # one float type for every input dtype\n        values = np.sort(keys, axis=-1).astype(v.dtype)\n        indices = np.argsort(keys, axis=-1, kind="stable").astype(np.int32)\n        return values, indices\n\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="expand_dims")\n'),
+    W('b', 'eager path sorts with NumPy directly and returns NumPy arrays, not jax.Arrays',
+      'def host_sort(x):\n    def on_host(v):\n        v = np.asarray(v)\n        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable").astype(np.int32)\n\n    if not isinstance(x, jax.core.Tracer):   # eager: already on the host, no callback needed\n        return on_host(x)\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="expand_dims")\n'),
+    W('c', 'squeezes the size-1 axes it thinks expand_dims added, then reshapes back: a (n, 1) x is sorted down the column',
+      'def host_sort(x):\n    def on_host(v):\n        v = np.asarray(v)\n        core = np.squeeze(v)   # drop the size-1 axes that expand_dims adds\n        values = np.sort(core, axis=-1).reshape(v.shape)\n        indices = np.argsort(core, axis=-1, kind="stable").astype(np.int32).reshape(v.shape)\n        return values, indices\n\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="expand_dims")\n'),
 ]
