@@ -328,3 +328,28 @@ WRONG['ex3_answer'] += [
     W('d', 'the cpu rule is borrowed from lax (mlir._lowerings[lax.abs_p].rule) instead of written by hand',
       'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, mlir._lowerings[jax.lax.abs_p].rule, platform="cpu")   # reuse JAX\'s own abs rule\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
 ]
+
+# Round 4: written from the text alone, with the mistakes above listed as already caught, before the checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex1_answer'] += [
+    W('c', 'lowering registered for platform="cpu" only (the machine at hand): no rule when lowered for tpu/cuda/rocm',
+      'clip_p = elementwise_primitive("clip")\n\ndef clip_lowering(ctx, operand, *, lo, hi):\n    dtype = ctx.avals_out[0].dtype\n    lo_c = mlir.ir_constant(np.array(lo, dtype))\n    hi_c = mlir.ir_constant(np.array(hi, dtype))\n    return [hlo.clamp(lo_c, operand, hi_c)]\n\nmlir.register_lowering(clip_p, clip_lowering, platform="cpu")\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+    W('b', 'reads the bounds in keyword order (lo, hi = params.values()): bind(x, hi=..., lo=...) swaps them',
+      'clip_p = elementwise_primitive("clip")\n\ndef clip_lowering(ctx, operand, **bounds):\n    lo, hi = bounds.values()\n    dtype = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n\nmlir.register_lowering(clip_p, clip_lowering)\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+    W('m', 'defensively sorts the bounds: with lo > hi it clamps to [hi, lo] instead of giving hi everywhere as clamp/jnp.clip do',
+      'clip_p = elementwise_primitive("clip")\n\ndef clip_lowering(ctx, operand, *, lo, hi):\n    lo, hi = min(lo, hi), max(lo, hi)          # guard against reversed bounds\n    dtype = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n\nmlir.register_lowering(clip_p, clip_lowering)\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+    W('c', "bounds go through float32 before x's dtype: int32 bounds above 2**24 are rounded (hi=16777217 clamps to 16777216)",
+      'clip_p = elementwise_primitive("clip")\n\ndef clip_lowering(ctx, operand, *, lo, hi):\n    dtype = ctx.avals_out[0].dtype\n    lo_c = mlir.ir_constant(np.float32(lo).astype(dtype))\n    hi_c = mlir.ir_constant(np.float32(hi).astype(dtype))\n    return [hlo.clamp(lo_c, operand, hi_c)]\n\nmlir.register_lowering(clip_p, clip_lowering)\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+]
+WRONG['ex2_answer'] += [
+    W('c', 'lowering registered for platform="cpu" only: lowering for tpu/cuda finds no rule',
+      'round_afz_p = elementwise_primitive("round_afz")\nmlir.register_lowering(round_afz_p, lambda ctx, v: [hlo.round_nearest_afz(v)], platform="cpu")\nround_afz_p.def_impl(partial(xla.apply_primitive, round_afz_p))\n'),
+]
+WRONG['ex3_answer'] += [
+    W('m', 'generic rule from jnp.where(v > 0, v, -v), not the lambda asked for: other platforms turn -0.0 into 0.0 (GT compare instead of LT)',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v > 0, v, -v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+    W('m', 'generic rule from jnp.where(v <= 0, -v, v): -0.0 becomes 0.0 on other platforms, LE compare instead of LT',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v <= 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+    W('m', 'generic rule with the where branches reversed, jnp.where(v < 0, v, -v): CPU is right, every other platform returns -|v|',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, v, -v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+]
