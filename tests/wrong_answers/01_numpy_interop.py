@@ -366,3 +366,38 @@ WRONG['ex2_answer'] += [
     W('m', 'skips the host copy when x owns its data (thinks only views can change underneath)',
       'def frozen_put(x):\n    if x.flags.owndata:\n        return jax.device_put(x)\n    return jax.device_put(x.copy())\n'),
 ]
+
+# Round 4: written from the text alone, with the mistakes above listed as already caught, before the checks were read;
+# each passed every visible check, and some scored full marks, until the checks were made to catch them.
+WRONG['ex1_answer'] += [
+    W('c', 'returns an empty x itself (no data, so nothing to copy): the result is x, not a new array (and read-only if x is)',
+      'def aligned_copy(x, align=64):\n    if x.size == 0:\n        return x\n    nbytes = x.size * x.itemsize\n    raw = np.empty(nbytes + align, dtype=np.uint8)\n    start = (-address(raw)) % align\n    out = raw[start:start + nbytes].view(x.dtype).reshape(x.shape)\n    out[...] = x\n    return out\n'),
+    W('c', "normalises the byte order so that JAX can take the result: a big-endian '>f4' or '>i2' x comes back little-endian, not in x's dtype",
+      'def aligned_copy(x, align=64):\n    dtype = x.dtype.newbyteorder("=")\n    nbytes = x.size * x.itemsize\n    raw = np.empty(nbytes + align, dtype=np.uint8)\n    start = (-address(raw)) % align\n    out = raw[start:start + nbytes].view(dtype).reshape(x.shape)\n    out[...] = x\n    return out\n'),
+]
+WRONG['ex2_answer'] += [
+    W('c', 'returns jnp.zeros(x.shape) for an empty x (no values to protect): an empty int32/uint8/bool x comes back float32',
+      'def frozen_put(x):\n    if x.size == 0:\n        return jnp.zeros(x.shape)\n    return jnp.asarray(np.array(x))\n'),
+    W('c', 'hand-written dtype map that sends every signed integer to int32: int8 and int16 x come back int32, not their own dtype',
+      'def frozen_put(x):\n    if x.dtype.kind == "i":\n        dtype = np.int32\n    elif x.dtype == np.float64:\n        dtype = np.float32\n    else:\n        dtype = x.dtype\n    return jnp.asarray(np.array(x, dtype=dtype))\n'),
+    W('c', "treats every 64-bit integer as 'int64 becomes int32': a uint64 x comes back int32 instead of JAX's uint32",
+      'def frozen_put(x):\n    if x.dtype.kind in "iu" and x.dtype.itemsize == 8:\n        dtype = np.int32\n    elif x.dtype == np.float64:\n        dtype = np.float32\n    else:\n        dtype = x.dtype\n    return jnp.asarray(np.array(x, dtype=dtype))\n'),
+    W('c', 'a 0-d x goes through x.item() (a plain Python number cannot change later): 0-d uint8/float16 come back int32/float32 (and weakly typed)',
+      'def frozen_put(x):\n    if x.ndim == 0:\n        return jnp.asarray(x.item())\n    return jnp.asarray(np.array(x))\n'),
+    W('b', "memoises the transfer by id(x) (section 5: move NumPy data to the device once): a second call after x changed returns the old values, and a new array that reuses a freed id gets another array's values",
+      '_on_device = {}\n\ndef frozen_put(x):\n    key = (id(x), x.shape, x.dtype.str)\n    if key not in _on_device:\n        _on_device[key] = jnp.asarray(np.array(x))\n    return _on_device[key]\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', 'treats only 0-d arrays as possible keys (key(0) has shape ()): a batch of keys from jax.random.split reaches np.array and raises TypeError',
+      'def to_host_tree(tree):\n    def convert(leaf):\n        if not isinstance(leaf, jax.Array):\n            return leaf\n        if leaf.ndim == 0 and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            return np.array(jax.random.key_data(leaf))\n        return np.array(leaf)\n    return jax.tree.map(convert, tree)\n'),
+    W('c', 'copies through np.array(leaf.tolist(), dtype=leaf.dtype): dtype kept, but an empty (0, 3) leaf comes back with shape (0,)',
+      'def to_host_tree(tree):\n    def convert(leaf):\n        if not isinstance(leaf, jax.Array):\n            return leaf\n        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            leaf = jax.random.key_data(leaf)\n        return np.array(leaf.tolist(), dtype=leaf.dtype)\n    return jax.tree.map(convert, tree)\n'),
+    W('m', 'device_get, then copies every ndarray that does not own its data (thinks that marks a JAX view): a NumPy view leaf of the input (x[1:]) is copied instead of returned as is',
+      'def to_host_tree(tree):\n    def unkey(leaf):\n        if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            return jax.random.key_data(leaf)\n        return leaf\n    fetched = jax.device_get(jax.tree.map(unkey, tree))\n    return jax.tree.map(lambda leaf: np.array(leaf) if isinstance(leaf, np.ndarray) and not leaf.flags.owndata else leaf, fetched)\n'),
+    W('c', 'device_get, then copies every leaf device_get changed: a NumPy scalar leaf (np.float32(3.0)), which device_get turns into a 0-d array, comes back as a new ndarray instead of the same object',
+      'def to_host_tree(tree):\n    def unkey(leaf):\n        if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            return jax.random.key_data(leaf)\n        return leaf\n    plain = jax.tree.map(unkey, tree)\n    fetched = jax.device_get(plain)\n    return jax.tree.map(lambda before, after: after if after is before else np.array(after), plain, fetched)\n'),
+    W('c', 'keeps np.asarray for empty leaves (no data, nothing to share): an empty jax.Array leaf comes back read-only',
+      'def to_host_tree(tree):\n    def convert(leaf):\n        if not isinstance(leaf, jax.Array):\n            return leaf\n        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            leaf = jax.random.key_data(leaf)\n        return np.array(leaf) if leaf.size else np.asarray(leaf)\n    return jax.tree.map(convert, tree)\n'),
+    W('m', 'treats every leaf with __array__ that is not an ndarray as a JAX array: a NumPy scalar leaf (np.float32(3.0), np.int64(7)) comes back as a new 0-d ndarray instead of the same object',
+      'def to_host_tree(tree):\n    def convert(leaf):\n        if isinstance(leaf, np.ndarray) or not hasattr(leaf, "__array__"):\n            return leaf\n        if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            leaf = jax.random.key_data(leaf)\n        return np.array(leaf)\n    return jax.tree.map(convert, tree)\n'),
+]
