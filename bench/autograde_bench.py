@@ -55,17 +55,18 @@ def _nbgrader(args: list[str], course: Path) -> None:
         raise RuntimeError(proc.stderr[-2000:])
 
 
-def _ours(course: Path, extra: list[str]) -> tuple[float, list[float], list[str]]:
+def _ours(course: Path, extra: list[str]) -> tuple[float, list[float], list[str], dict[str, float]]:
     code = ("import json, sys; from grader.autograde import autograde; "
             "s = autograde(sys.argv[1], [sys.argv[2]], feedback=False, progress=False, use_sandbox=sys.argv[3] == 'on'); "
             "print(json.dumps({'seconds': [r.seconds for r in s.rows], 'status': [r.status for r in s.rows], "
-            "'sandboxed': s.sandboxed}))")
+            "'sandboxed': s.sandboxed, 'stages': s.stages}))")
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", code, str(course), CHAPTER, *extra], capture_output=True,
                           text=True, cwd=course, check=True)
     wall = time.perf_counter() - start
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    return wall, out["seconds"], out["status"] + (["sandboxed"] if out["sandboxed"] else ["unsandboxed"])
+    return (wall, out["seconds"], out["status"] + (["sandboxed"] if out["sandboxed"] else ["unsandboxed"]),
+            out["stages"])
 
 
 def run(repeats: int) -> dict:
@@ -73,6 +74,7 @@ def run(repeats: int) -> dict:
     (the latter from a third run of ours in the same rotation, with --no-sandbox)."""
     walls = {"nbgrader": [], "grader": [], "grader-no-sandbox": []}
     per_sub = {"on": [], "off": []}
+    stages: dict[str, list[float]] = {}  # the sandboxed runs' stages (`Summary.stages`)
     statuses = set()
     for _ in range(repeats):
         with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
@@ -86,9 +88,105 @@ def run(repeats: int) -> dict:
             _nbgrader(["autograde", CHAPTER, "--force"], a)
             walls["nbgrader"].append(time.perf_counter() - start)
             for course, mode, key in ((b, "on", "grader"), (c, "off", "grader-no-sandbox")):
-                wall, seconds, status = _ours(course, [mode])
+                wall, seconds, status, times = _ours(course, [mode])
                 walls[key].append(wall)
                 per_sub[mode] += seconds
                 if mode == "on":
                     statuses |= set(status)
-    return {"walls": walls, "per_submission": per_sub, "statuses": sorted(statuses)}
+                    for name, value in times.items():
+                        stages.setdefault(name, []).append(value)
+    return {"walls": walls, "per_submission": per_sub, "statuses": sorted(statuses), "stages": stages}
+
+
+#: The kinds of cell a submission's time is split into (`breakdown`), in the report's order.
+PARTS = ("kernel start", "first code cell (imports JAX)", "teaching cells", "answer cells", "test cells",
+         "between cells")
+
+
+def _cell_kind(cell, index: int, first_code: int) -> str:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    if index == first_code:
+        return PARTS[1]
+    if meta.get("grade"):
+        return PARTS[4]
+    if meta.get("solution"):
+        return PARTS[3]
+    return PARTS[2]
+
+
+def _split(nb, seconds: float) -> dict[str, float]:
+    """One executed notebook's time by `PARTS`, from the cells' timestamps; `seconds` is the whole run
+    (kernel launch to last reply), so what comes before the first cell is the kernel's start."""
+    from datetime import datetime
+
+    def when(stamp: str) -> float:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+    parts = dict.fromkeys(PARTS, 0.0)
+    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    spans = []
+    for index in code:
+        t = nb.cells[index].get("metadata", {}).get("execution", {})
+        if "shell.execute_reply" not in t:
+            continue
+        start = when(t.get("shell.execute_reply.started") or t["iopub.execute_input"])
+        spans.append((start, when(t["shell.execute_reply"])))
+        parts[_cell_kind(nb.cells[index], index, code[0])] += spans[-1][1] - spans[-1][0]
+    if spans:
+        whole = spans[-1][1] - spans[0][0]
+        parts[PARTS[5]] = whole - sum(parts[p] for p in PARTS[1:5])
+        parts[PARTS[0]] = max(0.0, seconds - whole)
+    return parts
+
+
+def breakdown(repeats: int) -> dict[str, dict[str, list[float]]]:
+    """Where one submission's time goes, one job at a time, sandboxed as in a class run: the reference
+    runs first and publishes its caches, then three of the class's submissions (solved, blank, wrong)
+    run from them in turns, each job's kernel in its own sandbox. The cells' times come from
+    nbclient's `record_timing`, which grading leaves off; only this measurement turns it on."""
+    from grader.autograde import kernel, run, worker
+    from grader.autograde.jobs import Limits
+
+    original = kernel._LimitedClient.__init__
+
+    def timed_init(self, *args, **kwargs):
+        kwargs["record_timing"] = True
+        original(self, *args, **kwargs)
+
+    executed: dict[str, list] = {}
+    kernel._LimitedClient.__init__ = timed_init
+    original_run = worker.runner.run
+
+    def keep(nb, *args, **kwargs):
+        result = original_run(nb, *args, **kwargs)
+        executed.setdefault("last", []).append((nb, result.seconds))
+        return result
+
+    worker.runner.run = keep
+    out: dict[str, dict[str, list[float]]] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-parts-") as tmp:
+            course = Path(tmp) / "course"
+            course.mkdir()
+            _make_course(course)
+            solution = course / "solutions" / CHAPTER / f"{CHAPTER}.ipynb"
+            warm = Path(tmp) / "warm"
+            sources = {CHAPTER: solution}
+            spec = run.job_spec("(reference)", CHAPTER, solution, sources, Path(tmp) / "ref.ipynb", Limits(), True,
+                                warm, True)
+            worker.grade_spec(spec)
+            kinds = {"solved": "student00", "blank": "student01", "wrong": "student03"}
+            for _ in range(repeats):
+                for kind, student in kinds.items():
+                    notebook = course / "submitted" / student / CHAPTER / f"{CHAPTER}.ipynb"
+                    spec = run.job_spec(student, CHAPTER, notebook, sources, Path(tmp) / f"{kind}.ipynb", Limits(),
+                                        True, warm, False)
+                    worker.grade_spec(spec)
+                    nb, seconds = executed["last"][-1]
+                    parts = _split(nb, seconds)
+                    for name, value in {**parts, "whole job": seconds}.items():
+                        out.setdefault(kind, {}).setdefault(name, []).append(value)
+    finally:
+        kernel._LimitedClient.__init__ = original
+        worker.runner.run = original_run
+    return out

@@ -182,7 +182,51 @@ def grading_section(grading: dict) -> list[str]:
         f"{med(per['on']):.2f} s sandboxed vs {med(per['off']):.2f} s with limits only: the sandbox adds "
         f"{med(per['on']) - med(per['off']):+.2f} s per submission.",
         "",
+        *stages_lines(grading.get("stages")),
+        *breakdown_lines(grading.get("breakdown")),
     ]
+
+
+def stages_lines(stages: dict[str, list[float]] | None) -> list[str]:
+    """The sandboxed runs' stages (medians): what of a class run is not running notebooks."""
+    if not stages:
+        return []
+    med = statistics.median
+    return ["Stages of the sandboxed runs (medians): "
+            + "; ".join(f"{name} {med(values):.1f} s" for name, values in stages.items()) + ".", ""]
+
+
+def breakdown_lines(parts: dict[str, dict[str, list[float]]] | None) -> list[str]:
+    """Where one submission's time goes (`autograde_bench.breakdown`), as a table of medians."""
+    if not parts:
+        return []
+    med = statistics.median
+    kinds = list(parts)
+    runs = len(next(iter(parts[kinds[0]].values())))
+    names = [*autograde_bench.PARTS, "whole job"]
+    return [
+        "### Where a submission's time goes",
+        "",
+        " ".join(autograde_bench.breakdown.__doc__.split()) + f" Medians of {runs} runs each, in seconds.",
+        "",
+        "| part | " + " | ".join(kinds) + " |",
+        "| --- |" + " --- |" * len(kinds),
+        *(f"| {name} | " + " | ".join(f"{med(parts[k][name]):.2f}" for k in kinds) + " |" for name in names),
+        "",
+        "*Kernel start* runs from the kernel's launch (limits, bubblewrap, Python, ipykernel) to its first "
+        "cell; the first code cell imports JAX. *Between cells* is the round trip of each cell's messages "
+        "(nbclient and the kernel) outside the cells' own code.",
+        "",
+    ]
+
+
+def measure_grading(class_repeats: int, part_repeats: int) -> dict:
+    """The class-grading comparison (`autograde_bench.run`) and where a submission's time goes
+    (`autograde_bench.breakdown`), with the date."""
+    grading = autograde_bench.run(class_repeats)
+    grading["breakdown"] = autograde_bench.breakdown(part_repeats)
+    grading["measured_at"] = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC"
+    return grading
 
 
 def main() -> int:
@@ -201,6 +245,9 @@ def main() -> int:
     parser.add_argument("--kernels-only", action="store_true",
                         help="measure only chapter 12's kernels: write bench/kernel-times.json and replace that "
                              "section of the report (the other sections are kept), print it")
+    parser.add_argument("--grading-only", action="store_true",
+                        help="measure only the class-grading comparison and where a submission's time goes: write "
+                             "bench/grading-times.json and replace that section of the report (the others are kept), print it")
     parser.add_argument("--builds-only", action="store_true",
                         help="measure only the C++ build (FFI header precompiled, read as text, cached) and replace "
                              "that section of the report, print it")
@@ -229,12 +276,21 @@ def main() -> int:
         return 0
 
     raw = args.out.parent / "grading-times.json"
+    if args.grading_only:
+        grading = measure_grading(args.class_repeats, max(1, args.repeats // 2))
+        raw.write_text(json.dumps(grading, indent=1))
+        section = grading_section(grading)
+        section[1:1] = ["", f"*Measured alone on {grading['measured_at']}* (`python bench/run.py --grading-only "
+                        f"--class-repeats {args.class_repeats} --repeats {args.repeats}`); the other sections are "
+                        "from their own runs."]
+        print("\n".join(section))
+        replace_section(args.out, section)
+        return 0
     if args.reuse_grading:
         grading = json.loads(raw.read_text())
         grading["reused"] = True
     else:
-        grading = autograde_bench.run(args.class_repeats)
-        grading["measured_at"] = f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC"
+        grading = measure_grading(args.class_repeats, max(1, args.repeats // 2))
         # Kept raw beside the report, so a failure while writing it loses no measurement.
         raw.write_text(json.dumps(grading, indent=1))
     cluster_raw = args.out.parent / "cluster-times.json"
