@@ -116,7 +116,8 @@ def _cell_kind(cell, index: int, first_code: int) -> str:
 
 def _split(nb, seconds: float) -> dict[str, float]:
     """One executed notebook's time by `PARTS`, from the cells' timestamps; `seconds` is the whole run
-    (kernel launch to last reply), so what comes before the first cell is the kernel's start."""
+    (kernel launch to the run's end), so what lies outside the cells (almost all of it before the
+    first) is counted as the kernel's start."""
     from datetime import datetime
 
     def when(stamp: str) -> float:
@@ -153,13 +154,13 @@ def breakdown(repeats: int) -> dict[str, dict[str, list[float]]]:
         kwargs["record_timing"] = True
         original(self, *args, **kwargs)
 
-    executed: dict[str, list] = {}
+    executed: list = []  # (notebook, seconds) of each run, in order
     kernel._LimitedClient.__init__ = timed_init
     original_run = worker.runner.run
 
     def keep(nb, *args, **kwargs):
         result = original_run(nb, *args, **kwargs)
-        executed.setdefault("last", []).append((nb, result.seconds))
+        executed.append((nb, result.seconds))
         return result
 
     worker.runner.run = keep
@@ -182,7 +183,7 @@ def breakdown(repeats: int) -> dict[str, dict[str, list[float]]]:
                     spec = run.job_spec(student, CHAPTER, notebook, sources, Path(tmp) / f"{kind}.ipynb", Limits(),
                                         True, warm, False)
                     worker.grade_spec(spec)
-                    nb, seconds = executed["last"][-1]
+                    nb, seconds = executed[-1]
                     parts = _split(nb, seconds)
                     for name, value in {**parts, "whole job": seconds}.items():
                         out.setdefault(kind, {}).setdefault(name, []).append(value)
