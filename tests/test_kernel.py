@@ -5,8 +5,10 @@ Small notebooks without JAX, so each kernel starts in a second or two.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 import pytest
@@ -108,3 +110,69 @@ def test_a_submission_cannot_fill_the_disk(tmp_path):
     printed = "".join(out.get("text", "") for cell in result.nb.cells for out in cell.outputs)
     assert "the student's data ENOSPC ENOSPC" in printed and "alive" in printed, printed
     assert not (workdir / "big.bin").exists() and result.applied["folder_limited"], result.applied
+
+
+class _FakeKernelClient:
+    """A kernel client whose shell and iopub channels replay scripted messages: each kernel_info
+    request is answered on shell, and on iopub with what `iopub_for(request)` lists."""
+
+    def __init__(self, iopub_for, alive=True):
+        self.iopub_for, self.alive = iopub_for, alive
+        self.requests, self.handled = [], []
+        self.shell, self.iopub = [], []
+
+        class Channel:
+            def __init__(self, queue):
+                self.queue = queue
+
+            async def get_msg(self, timeout=None):
+                if not self.queue:
+                    raise Empty
+                item = self.queue.pop(0)
+                if isinstance(item, BaseException):
+                    raise item
+                return item
+
+        self.shell_channel, self.iopub_channel = Channel(self.shell), Channel(self.iopub)
+
+    def kernel_info(self):
+        msg_id = f"req{len(self.requests)}"
+        self.requests.append(msg_id)
+        self.shell.append({"msg_type": "kernel_info_reply", "parent_header": {"msg_id": msg_id}, "content": {}})
+        self.iopub.extend(self.iopub_for(msg_id, len(self.requests)))
+        return msg_id
+
+    def _handle_kernel_info_reply(self, msg):
+        self.handled.append(msg["parent_header"]["msg_id"])
+
+    async def is_alive(self):
+        return self.alive
+
+
+def _status(state, parent):
+    return {"msg_type": "status", "content": {"execution_state": state}, "parent_header": {"msg_id": parent}}
+
+
+def test_the_wait_for_a_kernel_ends_on_its_idle_status_without_a_quiet_period():
+    """Does the start end as soon as the idle status of our kernel_info request arrives (other
+    messages before it skipped), without waiting for iopub to fall silent afterwards?"""
+    trailing = AssertionError("iopub read again after the kernel said it was idle")
+    kc = _FakeKernelClient(lambda parent, n: [_status("starting", ""), _status("busy", parent),
+                                              _status("idle", "someone else's"), _status("idle", parent), trailing])
+    asyncio.run(kernel.wait_until_ready(kc, timeout=5))
+    assert kc.requests == ["req0"] and kc.handled == ["req0"]
+    assert kc.iopub == [trailing]
+
+
+def test_the_wait_for_a_kernel_asks_again_when_iopub_missed_the_answer():
+    """When iopub has not yet subscribed (nothing arrives for the first request), is kernel_info
+    asked again, and does the wait end on the second request's idle status?"""
+    kc = _FakeKernelClient(lambda parent, n: [] if n == 1 else [_status("busy", parent), _status("idle", parent)])
+    asyncio.run(kernel.wait_until_ready(kc, timeout=5))
+    assert kc.requests == ["req0", "req1"] and kc.handled == ["req1"]
+
+
+def test_the_wait_for_a_dead_kernel_says_it_died():
+    kc = _FakeKernelClient(lambda parent, n: [], alive=False)
+    with pytest.raises(RuntimeError, match="died before replying"):
+        asyncio.run(kernel.wait_until_ready(kc, timeout=5))

@@ -17,13 +17,16 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from queue import Empty
 from typing import Callable
 
 import nbformat
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
+from nbclient.util import run_hook
 
 from grader.autograde import sandbox
 from grader.notebook import record
@@ -59,6 +62,20 @@ class _LimitedClient(NotebookClient):
         self.records: dict[int, int] = {}
         self.truncated: set[int] = set()
         self.flooded = False  # the whole notebook's budget ran out
+
+    async def async_start_new_kernel_client(self):
+        """nbclient's, but waits for the kernel as `wait_until_ready` does, not as jupyter_client does."""
+        assert self.km is not None
+        try:
+            self.kc = self.km.client()
+            await ensure_async(self.kc.start_channels())
+            await wait_until_ready(self.kc, self.startup_timeout)
+        except Exception:
+            await self._async_cleanup_kernel()
+            raise
+        self.kc.allow_stdin = False
+        await run_hook(self.on_notebook_start, notebook=self.nb)
+        return self.kc
 
     def process_message(self, msg, cell, cell_index):
         kind = msg.get("msg_type", "")
@@ -121,6 +138,38 @@ class _LimitedClient(NotebookClient):
                 "stream", name="stdout",
                 text=f"\n[output cut: this cell printed more than {self.output_limit} bytes]\n"))
         return None
+
+
+async def wait_until_ready(kc, timeout: float) -> None:
+    """Wait until the kernel answers on its shell channel and its iopub messages reach us.
+
+    jupyter_client's `wait_for_ready` does the same, then waits until no iopub message has come
+    for 0.2 s, idle time that every grading kernel would pay at its start. Here the wait ends on
+    the kernel's own sign that it is done with our request: the `idle` status whose parent is a
+    kernel_info request of ours. Until that arrives (the iopub subscription can miss what the
+    kernel sends before it takes hold), a new request is sent, as jupyter_client does. Messages
+    still queued after it belong to no cell; nbclient skips them by their parent."""
+    deadline = time.monotonic() + timeout
+    while True:
+        kc.kernel_info()
+        try:
+            reply = await ensure_async(kc.shell_channel.get_msg(timeout=1))
+        except Empty:
+            reply = None
+        if reply is not None and reply.get("msg_type") == "kernel_info_reply":
+            try:
+                while True:
+                    msg = await ensure_async(kc.iopub_channel.get_msg(timeout=0.2))
+                    if (msg.get("msg_type") == "status" and msg.get("content", {}).get("execution_state") == "idle"
+                            and msg.get("parent_header", {}).get("msg_id") == reply["parent_header"].get("msg_id")):
+                        kc._handle_kernel_info_reply(reply)
+                        return
+            except Empty:
+                pass  # iopub not connected yet, or the idle status was lost: ask again
+        if not await ensure_async(kc.is_alive()):
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
 
 
 def _kernel_spec_dir(base: Path, config: Path) -> Path:
