@@ -176,3 +176,11 @@ def test_the_wait_for_a_dead_kernel_says_it_died():
     kc = _FakeKernelClient(lambda parent, n: [], alive=False)
     with pytest.raises(RuntimeError, match="died before replying"):
         asyncio.run(kernel.wait_until_ready(kc, timeout=5))
+
+
+def test_a_late_idle_status_of_an_earlier_request_also_ends_the_wait():
+    """An idle status that arrives only after kernel_info was asked again still shows iopub is
+    connected: does it end the wait, whichever request it answers?"""
+    kc = _FakeKernelClient(lambda parent, n: [] if n == 1 else [_status("idle", "req0")])
+    asyncio.run(kernel.wait_until_ready(kc, timeout=5))
+    assert kc.requests == ["req0", "req1"] and kc.handled == ["req1"]
