@@ -114,7 +114,8 @@ def test_a_submission_cannot_fill_the_disk(tmp_path):
 
 class _FakeKernelClient:
     """A kernel client whose shell and iopub channels replay scripted messages: each kernel_info
-    request is answered on shell, and on iopub with what `iopub_for(request)` lists."""
+    request (the n-th) is answered on shell, unless the kernel is dead, and on iopub with what
+    `iopub_for(request, n)` lists."""
 
     def __init__(self, iopub_for, alive=True):
         self.iopub_for, self.alive = iopub_for, alive
@@ -138,7 +139,8 @@ class _FakeKernelClient:
     def kernel_info(self):
         msg_id = f"req{len(self.requests)}"
         self.requests.append(msg_id)
-        self.shell.append({"msg_type": "kernel_info_reply", "parent_header": {"msg_id": msg_id}, "content": {}})
+        if self.alive:
+            self.shell.append({"msg_type": "kernel_info_reply", "parent_header": {"msg_id": msg_id}, "content": {}})
         self.iopub.extend(self.iopub_for(msg_id, len(self.requests)))
         return msg_id
 
@@ -173,6 +175,7 @@ def test_the_wait_for_a_kernel_asks_again_when_iopub_missed_the_answer():
 
 
 def test_the_wait_for_a_dead_kernel_says_it_died():
+    """A kernel that died before answering: does the wait stop, saying so, instead of asking until its timeout?"""
     kc = _FakeKernelClient(lambda parent, n: [], alive=False)
     with pytest.raises(RuntimeError, match="died before replying"):
         asyncio.run(kernel.wait_until_ready(kc, timeout=5))
