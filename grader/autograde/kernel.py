@@ -21,12 +21,12 @@ from queue import Empty
 from typing import Callable
 
 import nbformat
+from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
-from nbclient.util import run_hook
 
 from grader.autograde import sandbox
 from grader.notebook import record
@@ -72,20 +72,6 @@ class _LimitedClient(NotebookClient):
         self.records: dict[int, int] = {}
         self.truncated: set[int] = set()
         self.flooded = False  # the whole notebook's budget ran out
-
-    async def async_start_new_kernel_client(self):
-        """nbclient's, but waits for the kernel as `wait_until_ready` does, not as jupyter_client does."""
-        assert self.km is not None
-        try:
-            self.kc = self.km.client()
-            await ensure_async(self.kc.start_channels())
-            await wait_until_ready(self.kc, self.startup_timeout)
-        except Exception:
-            await self._async_cleanup_kernel()
-            raise
-        self.kc.allow_stdin = False
-        await run_hook(self.on_notebook_start, notebook=self.nb)
-        return self.kc
 
     def process_message(self, msg, cell, cell_index):
         kind = msg.get("msg_type", "")
@@ -184,6 +170,13 @@ async def wait_until_ready(kc, timeout: float) -> None:
             raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
 
 
+class _ReadyClient(AsyncKernelClient):
+    """jupyter_client's kernel client, waiting for its kernel as `wait_until_ready` does."""
+
+    async def wait_for_ready(self, timeout: float | None = None) -> None:
+        await wait_until_ready(self, float("inf") if timeout is None else timeout)
+
+
 #: How long `wait_until_ready` waits for the iopub status after the kernel's reply before asking
 #: again. A connected kernel sends it right after the reply; asking again costs a round trip.
 IOPUB_PATIENCE = 0.05
@@ -221,7 +214,8 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=sandboxed, cgroups=cgroups,
                                 record=record, private=private)
     ksm = KernelSpecManager(kernel_dirs=[str(_kernel_spec_dir(control, config))])
-    km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ksm, transport="ipc")
+    km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ksm, transport="ipc",
+                            client_factory=_ReadyClient)
     km.ip = str(runtime / "s")
     km.connection_file = str(runtime / "connection.json")
 
