@@ -1,8 +1,8 @@
 """Chapter 11's C++: RMSNorm through XLA FFI vs ctypes + pure_callback vs jnp, and its build times.
 
 Each measurement runs in a fresh Python process, so the JAX and build caches of one do not help
-another; inside it, the compared functions are timed in turn, round after round, and reported as
-medians.
+another; inside it, the compared functions take turns, round after round, each round in a new
+(seeded) order, and are reported as medians.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ x = jax.random.normal(jax.random.key(0), shape, jnp.float32)
 expected = np.asarray(sides["jnp"](x))
 for name, fn in sides.items():
     np.testing.assert_allclose(fn(x), expected, rtol=1e-5, atol=1e-6)   # all three compute the same thing
-# Warm-up rounds, then the sides in turn, round after round (the helper chapter 12 teaches).
+# Warm-up rounds, then the sides in turns, in a new order each round (the helper chapter 12 teaches).
 times = timing.compare({name: (lambda fn=fn: fn(x)) for name, fn in sides.items()}, repeats=rounds, warmup=5)
 print(json.dumps({name: [s * 1e3 for s in t.samples] for name, t in times.items()}))
 """

@@ -16,13 +16,25 @@ def uncapped(monkeypatch):
     monkeypatch.delenv(timing.ROUNDS_ENV, raising=False)
 
 
-def test_compare_warms_up_then_takes_turns():
-    order = []
-    calls = {"a": lambda: order.append("a"), "b": lambda: order.append("b"), "c": lambda: order.append("c")}
-    times = timing.compare(calls, repeats=3, warmup=2)
-    assert order == ["a", "b", "c"] * 5
-    assert {name: len(t.samples) for name, t in times.items()} == {"a": 3, "b": 3, "c": 3}
-    assert all(s >= 0 for t in times.values() for s in t.samples)
+def test_compare_warms_up_then_takes_turns_in_a_shuffled_order():
+    """Warm-up rounds in the order given, then each timed round runs every side once, in an order
+    that changes from round to round (so no side always follows the same one), the same orders
+    every time the comparison runs (a seeded shuffle)."""
+    def rounds(seed=0):
+        order = []
+        calls = {name: (lambda name=name: order.append(name)) for name in "abc"}
+        times = timing.compare(calls, repeats=12, warmup=2, seed=seed)
+        assert {name: len(t.samples) for name, t in times.items()} == {"a": 12, "b": 12, "c": 12}
+        assert all(s >= 0 for t in times.values() for s in t.samples)
+        assert order[:6] == ["a", "b", "c"] * 2
+        return [tuple(order[i:i + 3]) for i in range(6, len(order), 3)]
+
+    timed = rounds()
+    assert all(sorted(r) == ["a", "b", "c"] for r in timed)
+    assert len(set(timed)) >= 3                                  # not one fixed order
+    before = {side: {r[r.index(side) - 1] for r in timed if r.index(side) > 0} for side in "abc"}
+    assert all(len(b) == 2 for b in before.values())             # each side runs after each other one
+    assert rounds() == timed and rounds(seed=1) != timed         # repeatable, and the seed decides
 
 
 def test_compare_waits_for_the_result():
@@ -77,7 +89,8 @@ def test_a_cap_on_the_rounds_shortens_every_comparison_and_a_bad_one_is_refused(
     monkeypatch.setenv(timing.ROUNDS_ENV, "2")
     order = []
     times = timing.compare({"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeats=30, warmup=3)
-    assert order == ["a", "b"] * 3 and [len(t.samples) for t in times.values()] == [2, 2]
+    assert order[:2] == ["a", "b"] and sorted(order[2:4]) == sorted(order[4:]) == ["a", "b"]
+    assert [len(t.samples) for t in times.values()] == [2, 2]
     order.clear()
     timing.compare({"a": lambda: order.append("a")}, repeats=1, warmup=0)
     assert order == ["a"]

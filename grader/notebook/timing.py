@@ -1,4 +1,4 @@
-"""Timing JAX calls honestly: warm up, wait for the result, alternate the sides, report medians.
+"""Timing JAX calls honestly: warm up, wait for the result, take turns in a shuffled order, report medians.
 
 Used by the chapters that measure speed and by `make bench`. Nothing here decides pass or fail:
 timings vary with the machine and with whatever else it is doing, so they are printed, never
@@ -15,6 +15,7 @@ in less time.
 from __future__ import annotations
 
 import os
+import random
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -69,12 +70,17 @@ def rounds_cap() -> int | None:
     return int(value)
 
 
-def compare(calls: dict[str, Callable[[], Any]], *, repeats: int = 30, warmup: int = 3) -> dict[str, Timing]:
+def compare(calls: dict[str, Callable[[], Any]], *, repeats: int = 30, warmup: int = 3,
+            seed: int = 0) -> dict[str, Timing]:
     """Time each zero-argument call `repeats` times, taking turns, after `warmup` untimed rounds.
 
-    Taking turns (a, b, c, a, b, c, ...) spreads a noisy moment of the machine over every side
-    instead of landing on one of them. The warm-up rounds compile and fill caches. With
-    $JBJ_TIMING_ROUNDS set, at most that many rounds are timed after at most one warm-up round.
+    Taking turns (each round runs every side once) spreads a noisy moment of the machine over every
+    side instead of landing on one of them. Each timed round takes the sides in a new order,
+    shuffled with `seed` (so a comparison's order is the same every time it runs): in one fixed
+    order a side would always run right after the same other side, whose leftovers (its data in
+    the caches, the buffers it freed, the threads it woke or left asleep) make the next call faster
+    or slower, always the same one. The warm-up rounds, in the order given, compile and fill caches.
+    With $JBJ_TIMING_ROUNDS set, at most that many rounds are timed after at most one warm-up round.
     """
     if not calls:
         raise ValueError("compare() needs at least one call to time")
@@ -87,9 +93,11 @@ def compare(calls: dict[str, Callable[[], Any]], *, repeats: int = 30, warmup: i
         for call in calls.values():
             jax.block_until_ready(call())
     timings = {name: Timing(name) for name in calls}
+    order, shuffle = list(calls), random.Random(seed).shuffle
     for _ in range(repeats):
-        for name, call in calls.items():
-            timings[name].samples.append(run_once(call))
+        shuffle(order)
+        for name in order:
+            timings[name].samples.append(run_once(calls[name]))
     return timings
 
 
