@@ -1,8 +1,9 @@
 """Chapter 12's kernels against XLA's fused jnp RMSNorm, and against the machine's memory bandwidth.
 
 The main table runs in one fresh Python process: the bandwidth probes first (64 MiB, with XLA's intra-op
-thread pool, best run of each, as STREAM reports), then each shape's sides timed in turn, round
-after round, with grader.timing (the helper the chapter uses), and reported as medians. Every side
+thread pool, best run of each, as STREAM reports), then each shape's sides timed in turns, round
+after round, each round in a new (seeded) order, with grader.timing (the helper the chapter uses), and
+reported as medians. Every side
 of a row gets the same threads (XLA's pool). An in-place row times XLA both plainly and with its
 input donated, and the kernel is compared with the faster of the two. GB/s counts the bytes a kernel
 must move: 8 per element forward (read x, write y), 12 backward (read x and the cotangent, write
@@ -26,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,6 +184,20 @@ def _bwd_in_ct(eps, x, ct):
 
 fast_rms_in_ct.defvjp(_fwd_recompute, _bwd_in_ct)
 
+# What the rest of the machine took while a row was timed: the CPU time of other processes, and the
+# time the hypervisor gave the machine's virtual CPUs to other machines ("steal" in /proc/stat), each a
+# share of every CPU's time. Both slow a timed side down; the report shows them beside each row.
+def cpu_ticks():
+    fields = [int(v) for v in open("/proc/stat").readline().split()[1:9]]
+    user, nice, system, idle, iowait, irq, softirq, steal = fields
+    own = open("/proc/self/stat").read().rsplit(")", 1)[1].split()
+    return {"busy": user + nice + system + irq + softirq, "steal": steal, "all": sum(fields),
+            "own": int(own[11]) + int(own[12])}
+
+def taken_by_others(before, after):
+    d = {k: after[k] - before[k] for k in before}
+    return {"processes": max(0, d["busy"] - d["own"]) / max(d["all"], 1), "hypervisor": d["steal"] / max(d["all"], 1)}
+
 rows = []
 # Minor page faults per call (the median of `calls` calls, after the timed ones): a fresh output costs
 # one per 4 KiB page it gets, or one per 2 MiB huge page.
@@ -203,10 +219,12 @@ def measure(label, shape, sides, nbytes, check_with):
         x = jnp.asarray(host)
         calls[name] = timing.Chain(fn, x) if donated else (lambda fn=fn, x=x: fn(x))
     big = shape[0] * shape[1] >= 4 * 1024 * 1024
+    before = cpu_ticks()
     times = timing.compare(calls, repeats=max(5, repeats // 3) if big else repeats, warmup=2)
     rows.append({"label": label, "shape": list(shape), "nbytes": nbytes(shape),
                  "median_ms": {k: t.median * 1e3 for k, t in times.items()},
                  "spread_ms": {k: t.spread * 1e3 for k, t in times.items()},
+                 "others": taken_by_others(before, cpu_ticks()),
                  "faults": {k: faults_per_call(call) for k, call in calls.items()}})
     return times
 
@@ -268,7 +286,9 @@ for shape in [(4096, 256), (16384, 1024)]:
     # A donated w is used up by the call, so those sides feed each result back in as the next w.
     calls = {k: (timing.Chain(lambda w, g=g: g(x, w), jnp.array(w)) if k in ("jnp donated", "fast over ct")
                  else (lambda g=g: g(x, w))) for k, g in grads.items()}
+    before = cpu_ticks()
     times = timing.compare(calls, repeats=max(5, repeats // 3), warmup=2)
+    others = taken_by_others(before, cpu_ticks())
     faults = {k: faults_per_call(call) for k, call in calls.items()}
     for label, fast, xla in (("backward, scale saved (jax.grad)", "saved", ("jnp",)),
                              ("backward (jax.grad)", "fast", ("jnp",)),
@@ -277,7 +297,7 @@ for shape in [(4096, 256), (16384, 1024)]:
         rows.append({"label": label, "shape": list(shape), "nbytes": 12 * shape[0] * shape[1],
                      "median_ms": {k: times[v].median * 1e3 for k, v in sides.items()},
                      "spread_ms": {k: times[v].spread * 1e3 for k, v in sides.items()},
-                     "faults": {k: faults[v] for k, v in sides.items()},
+                     "faults": {k: faults[v] for k, v in sides.items()}, "others": others,
                      "max_error": {"jnp": errors["jnp"], "fast": errors[fast]}})
 
 print(json.dumps({"bandwidth_gbs": bandwidth, "rows": rows, "wait": wait_rows, "cpus": len(os.sched_getaffinity(0)), "pool_threads": pool_threads,
@@ -295,10 +315,16 @@ def _measure(repeats: int, mode: str, env: dict | None = None) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+#: Fresh processes of the main table's kind measured after it, to show whether each goal holds from run to run.
+MORE_RUNS = 2
+
+
 def run(repeats: int) -> dict:
-    """Every pool thread in one fresh process, then one thread (one CPU) in another, then a third with
-    XLA_ONE_THREAD_FLAGS, to see what those flags leave."""
+    """Every pool thread in one fresh process (and again in `MORE_RUNS` more), then one thread (one CPU) in
+    another, then one with XLA_ONE_THREAD_FLAGS, to see what those flags leave."""
     result = _measure(repeats, "all-threads")
+    # The same again in fresh processes: whether each goal holds from run to run, not in one run only.
+    result["more_runs"] = [_measure(repeats, "all-threads") for _ in range(MORE_RUNS)]
     result["one_thread"] = _measure(repeats, "one-thread")
     result["xla_flags"] = _measure(repeats, "xla-flags", dict(os.environ, XLA_FLAGS=XLA_ONE_THREAD_FLAGS))
     return result
@@ -317,6 +343,81 @@ def _faults(row: dict) -> str:
     return f"{faults[_xla_best(row['median_ms'])[0]]} / {faults['fast']}"
 
 
+def _others(row: dict) -> str:
+    """The CPU time other processes and the hypervisor took while the row was timed, or — if not counted."""
+    others = row.get("others")
+    return f"{others['processes']:.0%} / {others['hypervisor']:.0%}" if others else "—"
+
+
+#: A share of the machine's CPU time taken by others (processes or the hypervisor) while a row was timed,
+#: from which the report says so beside that row's goal.
+BUSY_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class Goal:
+    """One of chapter 12's kernel goals, as one run measured it."""
+
+    text: str
+    value: float  # a ratio to XLA's best side, or a share of the measured bandwidth limit
+    met: bool
+    row: dict
+
+    @property
+    def shown(self) -> str:
+        return f"{self.value:.0%}" if self.text.endswith("limit") else f"{self.value:.2f}x"
+
+
+def goals(result: dict) -> list[Goal]:
+    """The kernels' goals: each out-of-place shape against XLA, in place (speed and bandwidth), and the
+    backward pass with a dead cotangent, from one run's rows and that run's own bandwidth limit."""
+    limit = max(result["bandwidth_gbs"].values())
+    by_key = {(r["label"], tuple(r["shape"])): r for r in result["rows"]}
+
+    def ratio(label: str, shape: tuple, at_most: float, text: str) -> Goal:
+        row = by_key[(label, shape)]
+        value = row["median_ms"]["fast"] / _xla_best(row["median_ms"])[1]
+        return Goal(text, value, value <= at_most, row)
+
+    inplace = by_key[("in place (donated)", (16384, 1024))]
+    best_name = _xla_best(inplace["median_ms"])[0]
+    share = inplace["nbytes"] / (inplace["median_ms"]["fast"] / 1e3) / 1e9 / limit
+    return [ratio("out of place", (4096, 256), 0.5, "out of place 4096×256, at most 0.5x jnp"),
+            ratio("out of place", (64, 65536), 0.6, "out of place 64×65536, at most 0.6x"),
+            ratio("out of place", (65536, 64), 0.6, "out of place 65536×64, at most 0.6x"),
+            ratio("in place (donated)", (16384, 1024), 0.25,
+                  f"in place 16384×1024, at most 0.25x XLA's faster way (here `{best_name}`)"),
+            ratio("backward, ct_y dead (jax.grad, w donated)", (16384, 1024), 0.6,
+                  "backward with a dead cotangent (written over, w donated) 16384×1024, at most 0.6x XLA's faster way"),
+            Goal("in place 16384×1024 at least 85 % of the measured limit", share, share >= 0.85, inplace)]
+
+
+def _busy(row: dict) -> str:
+    """What else took the CPUs while `row` was timed, where it reached `BUSY_SHARE`; else nothing."""
+    others = row.get("others") or {}
+    taken = [f"{who} took {share:.0%}" for who, share in (("other processes", others.get("processes", 0)),
+                                                          ("the hypervisor", others.get("hypervisor", 0)))
+             if share >= BUSY_SHARE]
+    return f"; timed while {' and '.join(taken)} of the CPUs' time" if taken else ""
+
+
+def _runs_lines(result: dict) -> list[str]:
+    """Each goal in every fresh process of the main table's kind (the table's own first), and in how many it held."""
+    runs = [result, *result.get("more_runs", [])]
+    if len(runs) < 2:
+        return []
+    lines = [f"Whether a goal holds from run to run: the main table's process and {len(runs) - 1} more like it, each "
+             "fresh (its own bandwidth probes, its own timings), one after another. The table's run comes first.", "",
+             "| goal | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + " | held in |",
+             "| --- | " + " | ".join("---" for _ in runs) + " | --- |"]
+    per_run = [goals(run) for run in runs]
+    for i, goal in enumerate(per_run[0]):
+        these = [run_goals[i] for run_goals in per_run]
+        lines.append(f"| {goal.text} | " + " | ".join(g.shown + ("" if g.met else " ✗") for g in these) +
+                     f" | {sum(g.met for g in these)} of {len(these)} |")
+    return lines + ["", "✗: not met in that run.", ""]
+
+
 def section(result: dict) -> list[str]:
     limit = max(result["bandwidth_gbs"].values())
     bw = result["bandwidth_gbs"]
@@ -325,15 +426,20 @@ def section(result: dict) -> list[str]:
              f"Measured bandwidth (best of the runs, XLA's thread pool): read {bw['read']:.1f} GB/s, "
              f"write {bw['write']:.1f} GB/s, triad {bw['triad']:.1f} GB/s; the limit below is the best, "
              f"{limit:.1f} GB/s.", "",
-             "| case | shape | jnp (XLA) | jnp donated | naive (ch. 11) | fast | fast / best XLA | fast GB/s | of the limit | page faults per call (jnp / fast) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "The last column is what the rest of the machine took while a row was timed, as shares of all the "
+             "CPUs' time from `/proc/stat`: the CPU time of other processes, and the time the hypervisor gave "
+             "this virtual machine's CPUs to other machines (*steal*). Either slows the sides of a row down, "
+             "not always alike: the kernel splits its rows over both of XLA's pool threads, and a side that "
+             "runs on one thread loses less when a CPU is taken.", "",
+             "| case | shape | jnp (XLA) | jnp donated | naive (ch. 11) | fast | fast / best XLA | fast GB/s | of the limit | page faults per call (jnp / fast) | CPU taken (processes / hypervisor) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in result["rows"]:
         m = row["median_ms"]
         gbs = row["nbytes"] / (m["fast"] / 1e3) / 1e9
         cell = lambda k: f"{m[k]:.3f} ms" if k in m else "—"
         lines.append(f"| {row['label']} | {row['shape'][0]}×{row['shape'][1]} | {cell('jnp')} | {cell('jnp donated')} | "
                      f"{cell('naive')} | {m['fast']:.3f} ms | {m['fast'] / _xla_best(m)[1]:.2f}x | {gbs:.1f} | {gbs / limit:.0%} | "
-                     f"{_faults(row)} |")
+                     f"{_faults(row)} | {_others(row)} |")
     errors = [r for r in result["rows"] if "max_error" in r]
     if errors:
         lines += ["", "Largest error of each backward pass against a float64 gradient (XLA's compiled `jnp` "
@@ -342,22 +448,10 @@ def section(result: dict) -> list[str]:
         for r in errors:
             lines.append(f"- {r['label']}, {r['shape'][0]}×{r['shape'][1]}: jnp {r['max_error']['jnp']:.1e}, "
                          f"fast {r['max_error']['fast']:.1e}")
-    goals = {(r["label"], tuple(r["shape"])): r for r in result["rows"]}
-    ratio = lambda label, shape: (lambda m: m["fast"] / _xla_best(m)[1])(goals[(label, shape)]["median_ms"])
-    inplace = goals[("in place (donated)", (16384, 1024))]
-    best_name = _xla_best(inplace["median_ms"])[0]
-    in_gbs = inplace["nbytes"] / (inplace["median_ms"]["fast"] / 1e3) / 1e9
-    checks = [("out of place 4096×256, at most 0.5x jnp", ratio("out of place", (4096, 256)), 0.5),
-              ("out of place 64×65536, at most 0.6x", ratio("out of place", (64, 65536)), 0.6),
-              ("out of place 65536×64, at most 0.6x", ratio("out of place", (65536, 64)), 0.6),
-              (f"in place 16384×1024, at most 0.25x XLA's faster way (here `{best_name}`)",
-               ratio("in place (donated)", (16384, 1024)), 0.25),
-              ("backward with a dead cotangent (written over, w donated) 16384×1024, at most 0.6x XLA's faster way",
-               ratio("backward, ct_y dead (jax.grad, w donated)", (16384, 1024)), 0.6)]
-    said = [f"{text}: **{value:.2f}x** ({'met' if value <= goal else 'not met'})" for text, value, goal in checks]
-    said.append(f"in place 16384×1024 at least 85 % of the measured limit: **{in_gbs / limit:.0%}** "
-                f"({'met' if in_gbs / limit >= 0.85 else 'not met'})")
+    said = [f"{goal.text}: **{goal.shown}** ({'met' if goal.met else 'not met'}{_busy(goal.row)})"
+            for goal in goals(result)]
     lines += ["", "Goals, from this run: " + "; ".join(said) + ".", ""]
+    lines += _runs_lines(result)
     lines += _one_thread_lines(result)
     lines += _wait_lines(result)
     return lines

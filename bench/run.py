@@ -76,8 +76,15 @@ def build_section(times: dict[str, list[float]]) -> list[str]:
 
 
 def replace_section(report_file: Path, section: list[str]) -> None:
-    """Put `section` (its first line a "## " heading) in place of the report's section of that heading."""
+    """Put `section` (its first line a "## " heading) in place of the report's section of that heading;
+    at the report's end if it has no such section, and as the whole file if there is no report yet."""
+    if not report_file.exists():
+        report_file.write_text("\n".join(section))
+        return
     report = report_file.read_text().split("\n")
+    if section[0] not in report:
+        report_file.write_text("\n".join(report + [""] + section))
+        return
     start = report.index(section[0])
     end = next((i for i in range(start + 1, len(report)) if report[i].startswith("## ")), len(report))
     report_file.write_text("\n".join(report[:start] + section + report[end:]))
@@ -253,6 +260,7 @@ def main() -> int:
                         help="measure only the C++ build (FFI header precompiled, read as text, cached) and replace "
                              "that section of the report, print it")
     args = parser.parse_args()
+    args.out.parent.mkdir(parents=True, exist_ok=True)  # the raw times go beside the report
     if args.check_only:
         print("\n".join(check_section(check_times(args.repeats))))
         return 0
