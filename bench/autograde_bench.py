@@ -69,10 +69,25 @@ def _ours(course: Path, extra: list[str]) -> tuple[float, list[float], list[str]
             out["stages"])
 
 
+def _stat() -> tuple[int, int]:
+    """The machine's CPU time so far from /proc/stat, in ticks: what the hypervisor gave this virtual
+    machine's CPUs to other machines (steal), and all of it."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
+    return fields[7], sum(fields)
+
+
+def _stolen(before: tuple[int, int]) -> float:
+    """The share of every CPU's time the hypervisor took since `before` (`_stat`)."""
+    steal, total = _stat()
+    return (steal - before[0]) / max(total - before[1], 1)
+
+
 def run(repeats: int) -> dict:
     """Wall times of both sides, alternated; per-submission kernel time with and without the sandbox
-    (the latter from a third run of ours in the same rotation, with --no-sandbox)."""
+    (the latter from a third run of ours in the same rotation, with --no-sandbox); and for each run,
+    the share of the CPUs' time the hypervisor took meanwhile (steal), which slows any side it lands on."""
     walls = {"nbgrader": [], "grader": [], "grader-no-sandbox": []}
+    stolen = {name: [] for name in walls}
     per_sub = {"on": [], "off": []}
     stages: dict[str, list[float]] = {}  # the sandboxed runs' stages (`Summary.stages`)
     statuses = set()
@@ -84,18 +99,22 @@ def run(repeats: int) -> dict:
                 _make_course(course)
             _nbgrader(["generate_assignment", CHAPTER, "--force",
                        f"--CourseDirectory.release_directory={a / 'release'}"], a)
-            start = time.perf_counter()
+            start, ticks = time.perf_counter(), _stat()
             _nbgrader(["autograde", CHAPTER, "--force"], a)
             walls["nbgrader"].append(time.perf_counter() - start)
+            stolen["nbgrader"].append(_stolen(ticks))
             for course, mode, key in ((b, "on", "grader"), (c, "off", "grader-no-sandbox")):
+                ticks = _stat()
                 wall, seconds, status, times = _ours(course, [mode])
                 walls[key].append(wall)
+                stolen[key].append(_stolen(ticks))
                 per_sub[mode] += seconds
                 if mode == "on":
                     statuses |= set(status)
                     for name, value in times.items():
                         stages.setdefault(name, []).append(value)
-    return {"walls": walls, "per_submission": per_sub, "statuses": sorted(statuses), "stages": stages}
+    return {"walls": walls, "per_submission": per_sub, "statuses": sorted(statuses), "stages": stages,
+            "stolen": stolen}
 
 
 #: The kinds of cell a submission's time is split into (`breakdown`), in the report's order.

@@ -175,12 +175,17 @@ def grading_section(grading: dict) -> list[str]:
         *provenance,
         autograde_bench.__doc__.split("\n\n", 1)[1].strip().replace("\n", " "),
         "",
-        "| command | runs | median wall time | all runs |",
-        "| --- | --- | --- | --- |",
-        *(f"| {name} | {len(t)} | {med(t):.1f} s | {', '.join(f'{x:.1f}' for x in t)} |"
-          for name, t in (("nbgrader autograde (sequential, unsandboxed)", walls["nbgrader"]),
-                          ("grader autograde (parallel, sandboxed)", walls["grader"]),
-                          ("grader autograde --no-sandbox", walls["grader-no-sandbox"]))),
+        "The last column is the share of the CPUs' time the hypervisor gave to other machines while each run "
+        "went (*steal* in `/proc/stat`), in the order of the runs: time no side had, which slows whichever "
+        "run it lands on.",
+        "",
+        "| command | runs | median wall time | all runs | CPU taken by the hypervisor |",
+        "| --- | --- | --- | --- | --- |",
+        *(f"| {name} | {len(walls[key])} | {med(walls[key]):.1f} s | {', '.join(f'{x:.1f}' for x in walls[key])} | "
+          f"{_shares(grading.get('stolen', {}).get(key))} |"
+          for name, key in (("nbgrader autograde (sequential, unsandboxed)", "nbgrader"),
+                            ("grader autograde (parallel, sandboxed)", "grader"),
+                            ("grader autograde --no-sandbox", "grader-no-sandbox"))),
         "",
         f"`grader autograde` with the sandbox on is **{ratio:.2f}x** faster than sequential `nbgrader autograde` "
         f"(ratio of medians; the goal is at least 2.5x: {'met' if ratio >= 2.5 else 'not met'}). "
@@ -193,6 +198,11 @@ def grading_section(grading: dict) -> list[str]:
         *stages_lines(grading.get("stages")),
         *breakdown_lines(grading.get("breakdown")),
     ]
+
+
+def _shares(values: list[float] | None) -> str:
+    """Shares as percentages, in order, or — where a run did not count them."""
+    return ", ".join(f"{v:.0%}" for v in values) if values else "—"
 
 
 def stages_lines(stages: dict[str, list[float]] | None) -> list[str]:
