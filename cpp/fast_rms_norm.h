@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstddef>
@@ -229,9 +230,19 @@ inline void AdviseHugePages(void* p, std::size_t bytes) {
 // tasks handed to `schedule`. The calling thread takes chunks too, so the work finishes even if
 // the pool is busy and no helper ever starts; a helper that starts late finds no chunk left and
 // returns. The shared state lives as long as the last task that holds it, never on our stack.
-// When its own chunks are done, the calling thread sleeps until the last chunk is: the thread that
-// finishes the last chunk wakes it. (The benchmark builds a copy with -DJBJ_SPIN_WAIT, which
-// instead polls the counter and yields the core, to measure what sleeping costs.)
+// When its own chunks are done, the calling thread waits for the last chunk in two steps. First it
+// polls the counter, yielding the core each time, for at most kPollBeforeSleep: waking a sleeping
+// thread can take tens of microseconds (on a virtual machine, a halted virtual CPU must be woken),
+// as long as the whole wait for a 4 MiB call, and the last chunk is usually done sooner. Then, if it
+// is not, it sleeps until the thread that finishes the last chunk wakes it. So a short wait costs no
+// wake-up and a long one no more than kPollBeforeSleep of polling. (The benchmark builds a copy with
+// -DJBJ_SPIN_WAIT, which polls for as long as it takes, to measure what the wait costs; and one with
+// -DJBJ_POLL_BEFORE_SLEEP_US=0, which sleeps at once.)
+#ifndef JBJ_POLL_BEFORE_SLEEP_US
+#define JBJ_POLL_BEFORE_SLEEP_US 50
+#endif
+constexpr std::chrono::microseconds kPollBeforeSleep{JBJ_POLL_BEFORE_SLEEP_US};
+
 template <typename Schedule, typename Body>
 void ParallelFor(std::int64_t count, std::int64_t chunk, int helpers, Schedule&& schedule,
                  Body&& body) {
@@ -271,6 +282,10 @@ void ParallelFor(std::int64_t count, std::int64_t chunk, int helpers, Schedule&&
 #ifdef JBJ_SPIN_WAIT
   while (state->done.load(std::memory_order_acquire) < chunks) std::this_thread::yield();
 #else
+  const auto give_up = std::chrono::steady_clock::now() + kPollBeforeSleep;
+  while (state->done.load(std::memory_order_acquire) < chunks && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::yield();
+  }
   if (state->done.load(std::memory_order_acquire) < chunks) {
     std::unique_lock<std::mutex> lock(state->mutex);
     state->all_done.wait(lock, [&] { return state->done.load(std::memory_order_acquire) == chunks; });

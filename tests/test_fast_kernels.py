@@ -224,7 +224,8 @@ extern "C" int StressParallelFor(int rounds) {
 """
 
 
-@pytest.mark.parametrize("flags", [(), ("-DJBJ_SPIN_WAIT",)], ids=["sleeps (as shipped)", "spins (the bench's copy)"])
+@pytest.mark.parametrize("flags", [(), ("-DJBJ_POLL_BEFORE_SLEEP_US=0",), ("-DJBJ_SPIN_WAIT",)],
+                         ids=["polls, then sleeps (as shipped)", "sleeps at once", "spins (the bench's copy)"])
 def test_parallel_for_runs_every_chunk_once_and_returns_after_the_last(flags):
     """Does ParallelFor visit every index exactly once and return only after the last chunk is done,
     whether its helpers start at once, late, or after every chunk is claimed (no lost wake-up: a lost
@@ -232,6 +233,51 @@ def test_parallel_for_runs_every_chunk_once_and_returns_after_the_last(flags):
     lib = build(code=_PARALLEL_FOR_STRESS, name="parallel_for_stress", flags=("-O2", "-pthread", *flags))
     stress = lib.function("StressParallelFor", argtypes=[ctypes.c_int], restype=ctypes.c_int)
     assert stress(400) == 0
+
+
+# ParallelFor whose one helper takes `ms` milliseconds over its chunk while the calling thread has
+# nothing left to do: the calling thread's CPU time over the call, in microseconds.
+_PARALLEL_FOR_LONG_WAIT = r"""
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <time.h>
+#include "fast_rms_norm.h"
+
+extern "C" long long WaitCpuMicroseconds(int ms) {
+  timespec a, b;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<bool> helper_busy{false};
+  std::thread helper;
+  // Two chunks, whichever thread claims which: the calling thread's returns once the helper is in
+  // the other one (so the caller cannot take both), and the helper's takes `ms`.
+  jbj_fast::ParallelFor(2, 1, 1, [&](auto task) { helper = std::thread(task); }, [&](std::int64_t, std::int64_t) {
+    if (std::this_thread::get_id() == caller) {
+      while (!helper_busy.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    } else {
+      helper_busy = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    }
+  });
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+  helper.join();
+  return (b.tv_sec - a.tv_sec) * 1000000LL + (b.tv_nsec - a.tv_nsec) / 1000;
+}
+"""
+
+
+def test_parallel_for_sleeps_through_a_long_wait():
+    """While the last chunk takes 300 ms on a helper, does the calling thread sleep (after at most
+    kPollBeforeSleep of polling) instead of using the core? A copy that spins until the end uses a
+    good part of those 300 ms of CPU; the shipped one, well under a tenth of them."""
+    cpu = {}
+    for kind, flags in {"shipped": (), "spins": ("-DJBJ_SPIN_WAIT",)}.items():
+        lib = build(code=_PARALLEL_FOR_LONG_WAIT, name=f"parallel_for_wait_{kind}", flags=("-O2", "-pthread", *flags))
+        wait = lib.function("WaitCpuMicroseconds", argtypes=[ctypes.c_int], restype=ctypes.c_longlong)
+        cpu[kind] = wait(300)
+    assert cpu["shipped"] < 30_000, cpu
+    assert cpu["spins"] > 60_000, cpu   # the measurement can tell a spinning wait from a sleeping one
 
 
 # The row writers called directly, asked to stream or not, for every row length up to 70 and every
