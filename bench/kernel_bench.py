@@ -56,8 +56,9 @@ def ref(x):
 
 # Waiting for the pool: the kernel's own ParallelFor and row math in a handler that also adds up,
 # for the thread that calls it (the one that waits), the wall and CPU time of the whole call and
-# of the chunks it ran itself; the rest is its wait. Built twice: sleeping until the last chunk is
-# done (as shipped) and polling with std::this_thread::yield() (-DJBJ_SPIN_WAIT). PoolThreads
+# of the chunks it ran itself; the rest is its wait. Built three times: as shipped (polling for at
+# most kPollBeforeSleep, then sleeping until the last chunk is done), sleeping at once
+# (-DJBJ_POLL_BEFORE_SLEEP_US=0), and polling with std::this_thread::yield() until the end (-DJBJ_SPIN_WAIT). PoolThreads
 # reports the size of the pool XLA hands a handler. The source is pasted in, not #included, so
 # the build cache sees every change to it.
 timed_source = open("cpp/fast_rms_norm.cc").read() + r'''
@@ -97,7 +98,7 @@ static ffi::Error PoolThreadsImpl(ffi::ThreadPool pool, ffi::ResultBuffer<ffi::S
 XLA_FFI_DEFINE_HANDLER_SYMBOL(PoolThreads, PoolThreadsImpl, ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Ret<ffi::Buffer<ffi::S32>>());
 '''
 take_stats = {}
-for kind, extra in (("wait", ()), ("spin", ("-DJBJ_SPIN_WAIT",))):
+for kind, extra in (("wait", ()), ("sleep", ("-DJBJ_POLL_BEFORE_SLEEP_US=0",)), ("spin", ("-DJBJ_SPIN_WAIT",))):
     lib = grader.build(code=timed_source, name=f"rms_norm_timed_{kind}", flags=("-O3", "-march=native", *extra))
     lib.register_ffi_target(f"bench.timed_{kind}", "RmsNormFastTimed")
     lib.register_ffi_target(f"bench.pool_threads_{kind}", "PoolThreads")
@@ -492,25 +493,28 @@ def _one_thread_lines(result: dict) -> list[str]:
 
 
 def _wait_lines(result: dict) -> list[str]:
-    """The kernel as shipped (sleeps until the pool's last chunk is done) against a spinning copy."""
+    """The kernel as shipped (polls briefly, then sleeps until the pool's last chunk is done) against a
+    copy that sleeps at once and one that spins."""
     waits = result.get("wait")
     if not waits:
         return []
-    lines = ["### Waiting for the pool: sleeping against spinning", "",
-             "`ParallelFor` (in `cpp/fast_rms_norm.h`) has the calling thread sleep on a condition variable "
-             "once no chunk is left to claim, woken by whichever thread finishes the last chunk. The same kernel "
-             "built with `-DJBJ_SPIN_WAIT` polls the chunk counter with `std::this_thread::yield()` instead. "
-             "Both run in place, timed side by side in the main process, in a handler that also adds up, for the "
+    kinds = [k for k in ("wait", "sleep", "spin") if k in waits[0]["median_ms"]]
+    names = {"wait": "shipped (poll, then sleep)", "sleep": "sleep at once", "spin": "spin"}
+    lines = ["### Waiting for the pool: polling, sleeping, spinning", "",
+             "`ParallelFor` (in `cpp/fast_rms_norm.h`) has the calling thread, once no chunk is left to claim, poll "
+             "the chunk counter for at most 50 µs (`kPollBeforeSleep`, yielding the core each time) and then "
+             "sleep on a condition variable, woken by whichever thread finishes the last chunk. Copies built "
+             "with `-DJBJ_POLL_BEFORE_SLEEP_US=0` sleep at once, and with `-DJBJ_SPIN_WAIT` poll until the end. "
+             "All run in place, timed side by side in the main process, in a handler that also adds up, for the "
              "calling thread, the wall and CPU time (`CLOCK_MONOTONIC`, `CLOCK_THREAD_CPUTIME_ID`) of the whole "
              "call and of the chunks it ran itself; the rest is its wait. Per call, averaged over every call "
              "made (warm-up included).", "",
-             "| shape | sleep (median) | spin (median) | sleep / spin | sleep: wait, CPU used waiting | "
-             "spin: wait, CPU used waiting | calling thread's CPU per call, sleep / spin |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| shape | " + " | ".join(f"{names[k]} (median)" for k in kinds) + " | shipped / spin | " +
+             " | ".join(f"{names[k]}: wait, CPU used waiting" for k in kinds) + " |",
+             "| --- | " + " | ".join("---" for _ in kinds) + " | --- | " + " | ".join("---" for _ in kinds) + " |"]
     for row in waits:
         m, h = row["median_ms"], row["handler"]
-        lines.append(f"| {row['shape'][0]}×{row['shape'][1]} | {m['wait']:.3f} ms | {m['spin']:.3f} ms | "
-                     f"{m['wait'] / m['spin']:.2f}x | {h['wait']['wait_wall_us']:.1f} µs, {h['wait']['wait_cpu_us']:.1f} µs | "
-                     f"{h['spin']['wait_wall_us']:.1f} µs, {h['spin']['wait_cpu_us']:.1f} µs | "
-                     f"{h['wait']['cpu_us']:.0f} / {h['spin']['cpu_us']:.0f} µs |")
+        lines.append(f"| {row['shape'][0]}×{row['shape'][1]} | " + " | ".join(f"{m[k]:.3f} ms" for k in kinds) +
+                     f" | {m['wait'] / m['spin']:.2f}x | " +
+                     " | ".join(f"{h[k]['wait_wall_us']:.1f} µs, {h[k]['wait_cpu_us']:.1f} µs" for k in kinds) + " |")
     return lines + [""]
