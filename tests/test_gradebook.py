@@ -67,3 +67,70 @@ def test_a_penalty_that_cannot_be_applied_stops_the_run_before_grading(tmp_path)
                                           r"\(TraitError: .*'half'"):
         autograde(course, feedback=False, progress=False, limits=LIMITS)
     assert not (course / "gradebook.db").exists() and not (course / "grades.csv").exists()
+
+
+def test_the_schema_version_read_in_process_is_what_alembic_heads_prints():
+    """nbgrader stamps a new gradebook with `alembic heads` run in a subprocess; the grader reads the same
+    version in its own process (`gradebook.alembic_head`). Are they the same?"""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from nbgrader.dbutil import _temp_alembic_ini
+
+    from grader.autograde.gradebook import alembic_head
+
+    with _temp_alembic_ini("sqlite:////nonexistent/gradebook.db") as ini:
+        printed = subprocess.run([str(Path(sys.executable).parent / "alembic"), "-c", ini, "heads"],
+                                 capture_output=True, text=True, check=True).stdout
+    assert printed.split()[0] == alembic_head()
+
+
+def _recorded(course):
+    """What a gradebook holds about CHAPTER: its schema version, and each notebook's cells by kind."""
+    from nbgrader.api import Gradebook
+    from sqlalchemy import text
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        version = gb.db.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
+        notebooks = {nb.name: ({(c.name, c.max_score, c.cell_type) for c in nb.grade_cells},
+                               {(c.name, c.checksum) for c in nb.source_cells})
+                     for nb in gb.find_assignment(CHAPTER).notebooks}
+    return version, notebooks
+
+
+def test_recording_a_chapter_in_process_gives_the_gradebook_nbgrader_generate_assignment_gives(tmp_path):
+    """Does `record_assignments` leave a new gradebook as `nbgrader generate_assignment` does: the same schema
+    version, the same notebooks, graded cells and source cells (with their checksums), and the course's
+    release folder untouched?"""
+    from grader.autograde.gradebook import record_assignments
+
+    ours, theirs = _course(tmp_path / "ours", ""), _course(tmp_path / "theirs", "")
+    record_assignments(ours, [CHAPTER])
+    proc = run_nbgrader(["generate_assignment", CHAPTER, "--force", f"--CourseDirectory.root={theirs}",
+                         f"--CourseDirectory.db_url=sqlite:///{theirs / 'gradebook.db'}"], cwd=theirs)
+    assert proc.returncode == 0, proc.stderr
+    assert _recorded(ours) == _recorded(theirs)
+    assert _recorded(ours)[1]  # the chapter's notebook, with cells
+    assert not (ours / "notebooks").exists()
+
+
+def test_a_chapter_nbgrader_cannot_record_is_a_course_error_with_nbgraders_reason(tmp_path):
+    """A solution notebook nbgrader refuses (two cells with one grade id): a CourseError naming the chapter
+    and giving nbgrader's reason, and the working folder as it was."""
+    import os
+
+    from grader.autograde.gradebook import record_assignments
+
+    course = _course(tmp_path, "")
+    path = course / "solutions" / CHAPTER / f"{CHAPTER}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    nb.cells.append(nbformat.from_dict(graded[0]))
+    nbformat.write(nb, path)
+    before = os.getcwd()
+    with pytest.raises(CourseError, match=f"nbgrader generate_assignment {CHAPTER} failed") as err:
+        record_assignments(course, [CHAPTER])
+    assert "Notebook failed to validate; the nbgrader metadata may be corrupted." in str(err.value), err.value
+    assert "Traceback" not in str(err.value)
+    assert os.getcwd() == before

@@ -8,7 +8,7 @@
                 flag answer cells that reach into the grading machinery;
 3. `run`      — the reference solutions first, then every submission, each in a sandboxed
                 kernel (`sandbox`, `launch`, `kernel`, `worker`), as many at once as there are
-                workers; meanwhile the gradebook learns the chapters (`gradebook.Recording`).
+                workers; then the gradebook learns the chapters (`gradebook.Recording`).
                 With a Dask scheduler's address, `cluster` grades them on its workers instead;
 4. `judge`    — compare each test cell's record with the reference's, outside the kernel;
 5. `gradebook` — write the scores into nbgrader's gradebook (the record), and keep each
@@ -103,7 +103,6 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
                                                     bar.step, autograded=course / "autograded")
             use_lines = runner.use.lines() if on is not None else []
             bar.done()
-            recording.wait()
             ran = time.monotonic()
         finally:
             if runner is not None:
@@ -114,6 +113,8 @@ def autograde(course: Path, chapters: list[str] | None = None, *, workers: int |
                 processes.close()
 
     stages = {"intake and run": ran - started}
+    recording.wait()  # alone: nbgrader changes the working folder while it records
+    stages["record the chapters"] = time.monotonic() - started - sum(stages.values())
     # 4. judge
     found = [_with_timestamp(job) if not job.problem else job for job in found]
     jobs = [job for job in found if not job.problem]

@@ -1,7 +1,7 @@
 """Stage 5, record: nbgrader's gradebook (SQLite) learns each chapter and each submission's scores.
 
-The chapters are recorded (nbgrader generate_assignment) alongside the grading, at a lower
-priority; the scores once every submission is judged. formgrader, feedback and `nbgrader
+The chapters are recorded (as nbgrader generate_assignment does, in this process) once the
+notebooks have run, the scores once every submission is judged. formgrader, feedback and `nbgrader
 export` then work on the gradebook as with nbgrader's own autograde.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from grader.autograde.intake import read_timestamp
 from grader.autograde.jobs import Job, Row
-from grader.course import cell_title, grade_cells, read_notebook, run_nbgrader
+from grader.course import cell_title, grade_cells, read_notebook
 from grader.errors import CourseError
 
 
@@ -28,41 +28,77 @@ def db_url(course: Path) -> str:
 
 
 class Recording:
-    """The chapters' assignments, recorded in the background while the notebooks run."""
+    """The chapters' assignments, recorded in the gradebook once the notebooks have run.
+
+    nbgrader's modules are imported in the background meanwhile, at a lower priority; the recording
+    itself (`record_assignments`) waits for `wait`, because nbgrader changes the process's working
+    folder while it converts a notebook, which nothing else may see happen."""
 
     def __init__(self, course: Path, chapters: list[str]):
+        self.course, self.chapters = course, chapters
         self.pool = ThreadPoolExecutor(max_workers=1)
-        self.future: Future = self.pool.submit(_record_assignments, course, chapters)
+        self.future: Future = self.pool.submit(_import_nbgrader)
 
     def wait(self) -> None:
-        """Raises CourseError if nbgrader could not record a chapter."""
+        """Record the chapters. Raises CourseError if nbgrader could not record one."""
         self.pool.shutdown()
         self.future.result()
+        record_assignments(self.course, self.chapters)
 
 
-def _record_assignments(course: Path, chapters: list[str]) -> None:
-    """Record each chapter, then import the gradebook's API, so that neither waits in line after
-    the last notebook."""
+def _import_nbgrader() -> None:
     try:  # Linux: the priority of this thread alone
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
     except (AttributeError, OSError):
         pass
+    for module in ("nbgrader.api", "nbgrader.utils", "nbgrader.apps.api"):
+        importlib.import_module(module)
+
+
+def alembic_head() -> str:
+    """The gradebook schema's version, which nbgrader writes into a new gradebook: what `alembic heads`
+    prints for nbgrader's migrations, read in this process (nbgrader itself runs `alembic` in a
+    subprocess for it, about 3.5 s of CPU, while this takes about 0.2 s)."""
+    import nbgrader
+    from alembic.script import ScriptDirectory
+
+    return ScriptDirectory(str(Path(nbgrader.__file__).parent / "alembic")).get_current_head()
+
+
+def _gradebook_api():
+    """nbgrader's gradebook API, set to find the schema's version in this process (`alembic_head`)."""
+    import nbgrader.api
+
+    nbgrader.api.get_alembic_version = alembic_head
+    return nbgrader.api
+
+
+def record_assignments(course: Path, chapters: list[str]) -> None:
+    """Record each chapter as `nbgrader generate_assignment` does (the gradebook learns the chapter's
+    notebooks and graded cells), in this process and into a scratch release folder: the course's own
+    release folder is not touched. nbgrader reads the course's configuration as its commands do."""
+    from grader.autograde import config
+
+    _gradebook_api()
+    from nbgrader.apps.api import NbGraderAPI
+
     for chapter in chapters:
-        _record_assignment(course, chapter)
-    importlib.import_module("nbgrader.api")
-    importlib.import_module("nbgrader.utils")
+        with tempfile.TemporaryDirectory(prefix="jbj-release-") as release:
+            settings = config.load(course)
+            settings.CourseDirectory.root = str(Path(course).resolve())
+            settings.CourseDirectory.db_url = db_url(Path(course).resolve())
+            settings.CourseDirectory.release_directory = release
+            result = NbGraderAPI(config=settings).generate_assignment(chapter, force=True, create=True)
+        if not result["success"]:
+            raise CourseError(f"nbgrader generate_assignment {chapter} failed:\n  " + "\n  ".join(_reasons(result)))
 
 
-def _record_assignment(course: Path, chapter: str) -> None:
-    """nbgrader generate_assignment into a scratch release folder: the gradebook learns the
-    chapter's notebooks and graded cells; the course's own release folder is not touched."""
-    with tempfile.TemporaryDirectory(prefix="jbj-release-") as release:
-        proc = run_nbgrader(["generate_assignment", chapter, "--force", f"--CourseDirectory.root={course}",
-                             f"--CourseDirectory.db_url={db_url(course)}",
-                             f"--CourseDirectory.release_directory={release}"], cwd=course, background=True)
-    if proc.returncode != 0:
-        lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-        raise CourseError(f"nbgrader generate_assignment {chapter} failed:\n  " + "\n  ".join(lines[-5:]))
+def _reasons(result: dict) -> list[str]:
+    """What nbgrader logged as errors (without its pointers to tracebacks), else the last line of its traceback."""
+    said = [line[len("[ERROR] "):] for line in (result.get("log") or "").splitlines() if line.startswith("[ERROR] ")]
+    said = [line for line in said if not line.startswith(("Traceback", "Please see the"))]
+    error = [line for line in (result.get("error") or "").splitlines() if line.strip()]
+    return said or error[-1:] or ["(nbgrader said nothing more)"]
 
 
 def points(course: Path, chapter: str) -> dict[str, tuple[float, str]]:
