@@ -10,7 +10,13 @@ must move: 8 per element forward (read x, write y), 12 backward (read x and the 
 the result). The limit is main memory's: a shape that fits in the caches (4096×256 is 4 MiB) can go
 past 100 % of it, and an out-of-place 64 MiB call pays for its fresh output's page faults (chapter 12,
 section 6: XLA's 4 KiB pages, the kernel's 2 MiB huge pages where the system allows them), which is
-why the in-place row is the one the bandwidth goal is about. Out of place, the kernel writes outputs
+why the in-place row is the one the bandwidth goal is about. The in-place rows also time, in the
+same rounds, the scale probe over a buffer of the same size (`a = q * a` in place: each float read
+and written back once, as the in-place kernel does, with almost no arithmetic); the bandwidth goal
+is the kernel's rate as a share of that probe's, the two timed again right after the row in rounds
+of their own (medians), so both meet the machine at the same moments and no other side's calls
+fall between them. The share of the limit (a best run from the start of the process) and the
+share in the row's own rounds are shown beside it. Out of place, the kernel writes outputs
 of 8 to 32 MiB (the 16 MiB rows) with streaming stores (chapter 12, section 6). The backward rows
 are the gradient of sum(rms_norm(x) * w), whose cotangent is w, timed side by side with `jnp`'s:
 *scale saved*, whose forward custom call writes y and each row's scale for the backward one
@@ -44,7 +50,7 @@ import jax, jax.numpy as jnp, numpy as np, grader
 from grader import timing
 
 fast = grader.build("fast_rms_norm.cc", flags=("-O3", "-march=native"))
-for symbol in ("RmsNormFast", "RmsNormFastFwd", "RmsNormFastBwd", "RmsNormFastBwdRecompute", "StreamRead", "StreamWrite", "StreamTriad"):
+for symbol in ("RmsNormFast", "RmsNormFastFwd", "RmsNormFastBwd", "RmsNormFastBwdRecompute", "StreamRead", "StreamWrite", "StreamTriad", "StreamScale"):
     fast.register_ffi_target("bench." + symbol, symbol)
 grader.build("ffi_rms_norm.cc").register_ffi_target("bench.naive", "RmsNorm")
 
@@ -142,10 +148,13 @@ read = jax.jit(lambda a: jax.ffi.ffi_call("bench.StreamRead", jax.ShapeDtypeStru
 write = jax.jit(lambda a: jax.ffi.ffi_call("bench.StreamWrite", out(a), input_output_aliases={0: 0})(a, value=np.float32(1)), donate_argnums=0)
 # b and c are arguments, not closed-over constants (XLA would copy a constant into each call).
 triad = jax.jit(lambda a, b, c: jax.ffi.ffi_call("bench.StreamTriad", out(a), input_output_aliases={0: 0})(a, b, c, q=np.float32(0.5)), donate_argnums=0)
+# a = q * a in a's own buffer: an in-place kernel's traffic (each float read and written back once).
+scale = jax.jit(lambda a: jax.ffi.ffi_call("bench.StreamScale", out(a), input_output_aliases={0: 0})(a, q=np.float32(1)), donate_argnums=0)
 probes = timing.compare({"read": lambda: read(b), "write": timing.Chain(write, jnp.zeros(n, jnp.float32)),
-                         "triad": timing.Chain(lambda a: triad(a, b, c), jnp.zeros(n, jnp.float32))}, repeats=4 * repeats)
+                         "triad": timing.Chain(lambda a: triad(a, b, c), jnp.zeros(n, jnp.float32)),
+                         "scale": timing.Chain(scale, jnp.zeros(n, jnp.float32))}, repeats=4 * repeats)
 bandwidth = {"read": 4 * n / probes["read"].best / 1e9, "write": 4 * n / probes["write"].best / 1e9,
-             "triad": 12 * n / probes["triad"].best / 1e9}
+             "triad": 12 * n / probes["triad"].best / 1e9, "scale": 8 * n / probes["scale"].best / 1e9}
 
 @partial(jax.custom_vjp, nondiff_argnums=(1,))
 def fast_rms(x, eps=1e-5):
@@ -210,7 +219,9 @@ def faults_per_call(call, calls=5):
         counts.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     return sorted(counts)[len(counts) // 2]
 
-def measure(label, shape, sides, nbytes, check_with):
+def measure(label, shape, sides, nbytes, check_with, probe=False):
+    # Times `sides` (each checked against `check_with` first) in turns; with `probe`, the in-place
+    # scale probe over a buffer of the same shape joins the same rounds as the side "scale".
     host = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
     expected = np.asarray(check_with(jnp.asarray(host)))
     calls = {}
@@ -219,6 +230,13 @@ def measure(label, shape, sides, nbytes, check_with):
         np.testing.assert_allclose(got, expected, rtol=3e-5, atol=3e-5)      # every side computes the same thing
         x = jnp.asarray(host)
         calls[name] = timing.Chain(fn, x) if donated else (lambda fn=fn, x=x: fn(x))
+    if probe:
+        np.testing.assert_array_equal(np.asarray(scale(jnp.asarray(host))), host)   # q = 1: the data as it was
+        calls["scale"] = timing.Chain(scale, jnp.asarray(host))
+        # The bandwidth goal's pair: the kernel and the probe in rounds of their own, so that no other side's
+        # calls (XLA's allocate, fault in and free 64 MiB each) fall between them.
+        pair = timing.compare({"fast": calls["fast"], "scale": calls["scale"]},
+                              repeats=max(5, repeats // 3) if shape[0] * shape[1] >= 4 * 1024 * 1024 else repeats, warmup=2)
     big = shape[0] * shape[1] >= 4 * 1024 * 1024
     before = cpu_ticks()
     times = timing.compare(calls, repeats=max(5, repeats // 3) if big else repeats, warmup=2)
@@ -227,6 +245,8 @@ def measure(label, shape, sides, nbytes, check_with):
                  "spread_ms": {k: t.spread * 1e3 for k, t in times.items()},
                  "others": taken_by_others(before, cpu_ticks()),
                  "faults": {k: faults_per_call(call) for k, call in calls.items()}})
+    if probe:
+        rows[-1]["pair_ms"] = {k: t.median * 1e3 for k, t in pair.items()}
     return times
 
 forward = lambda s: 8 * s[0] * s[1]
@@ -248,7 +268,7 @@ if mode == "one-thread":
 for shape in [(4096, 256), (16384, 1024), (64, 65536), (65536, 64)]:
     measure("out of place", shape, out_of_place, forward, jax.jit(ref))
 for shape in [(4096, 256), (16384, 1024)]:
-    measure("in place (donated)", shape, in_place, forward, jax.jit(ref))
+    measure("in place (donated)", shape, in_place, forward, jax.jit(ref), probe=True)
 
 wait_rows = []
 for shape in [(4096, 256), (16384, 1024)]:
@@ -360,19 +380,19 @@ class Goal:
     """One of chapter 12's kernel goals, as one run measured it."""
 
     text: str
-    value: float  # a ratio to XLA's best side, or a share of the measured bandwidth limit
+    value: float  # a ratio to XLA's best side, or a share of a probe's rate
     met: bool
     row: dict
+    share: bool = False  # value is a share (shown as a percentage), not a ratio
 
     @property
     def shown(self) -> str:
-        return f"{self.value:.0%}" if self.text.endswith("limit") else f"{self.value:.2f}x"
+        return f"{self.value:.0%}" if self.share else f"{self.value:.2f}x"
 
 
 def goals(result: dict) -> list[Goal]:
-    """The kernels' goals: each out-of-place shape against XLA, in place (speed and bandwidth), and the
-    backward pass with a dead cotangent, from one run's rows and that run's own bandwidth limit."""
-    limit = max(result["bandwidth_gbs"].values())
+    """The kernels' goals: each out-of-place shape against XLA, in place (speed, and rate against the scale
+    probe timed in the same rounds), and the backward pass with a dead cotangent, from one run's rows."""
     by_key = {(r["label"], tuple(r["shape"])): r for r in result["rows"]}
 
     def ratio(label: str, shape: tuple, at_most: float, text: str) -> Goal:
@@ -382,7 +402,7 @@ def goals(result: dict) -> list[Goal]:
 
     inplace = by_key[("in place (donated)", (16384, 1024))]
     best_name = _xla_best(inplace["median_ms"])[0]
-    share = inplace["nbytes"] / (inplace["median_ms"]["fast"] / 1e3) / 1e9 / limit
+    share = _probe_share(inplace)
     return [ratio("out of place", (4096, 256), 0.5, "out of place 4096×256, at most 0.5x jnp"),
             ratio("out of place", (64, 65536), 0.6, "out of place 64×65536, at most 0.6x"),
             ratio("out of place", (65536, 64), 0.6, "out of place 65536×64, at most 0.6x"),
@@ -390,7 +410,16 @@ def goals(result: dict) -> list[Goal]:
                   f"in place 16384×1024, at most 0.25x XLA's faster way (here `{best_name}`)"),
             ratio("backward, ct_y dead (jax.grad, w donated)", (16384, 1024), 0.6,
                   "backward with a dead cotangent (written over, w donated) 16384×1024, at most 0.6x XLA's faster way"),
-            Goal("in place 16384×1024 at least 85 % of the measured limit", share, share >= 0.85, inplace)]
+            Goal("in place 16384×1024 at least 85 % of the in-place scale probe's rate, the two timed in turns",
+                 share, share >= 0.85, inplace, share=True)]
+
+
+def _probe_share(row: dict, times: str = "pair_ms") -> float | None:
+    """The kernel's rate as a share of the scale probe's (the same bytes, so the ratio of the medians),
+    both timed in the rounds of `times`: the pair's own ("pair_ms") or the whole row's ("median_ms");
+    None for a row without the probe."""
+    m = row.get(times, {})
+    return m["scale"] / m["fast"] if "scale" in m else None
 
 
 def _busy(row: dict) -> str:
@@ -425,22 +454,23 @@ def section(result: dict) -> list[str]:
     lines = ["## Chapter 12: fast RMSNorm kernels against XLA and against the memory limit (float32)", "",
              __doc__.split("\n\n", 1)[1].strip().replace("\n", " "), "",
              f"Measured bandwidth (best of the runs, XLA's thread pool): read {bw['read']:.1f} GB/s, "
-             f"write {bw['write']:.1f} GB/s, triad {bw['triad']:.1f} GB/s; the limit below is the best, "
-             f"{limit:.1f} GB/s.", "",
+             f"write {bw['write']:.1f} GB/s, triad {bw['triad']:.1f} GB/s, scale in place {bw['scale']:.1f} GB/s; "
+             f"the limit below is the best, {limit:.1f} GB/s.", "",
              "The last column is what the rest of the machine took while a row was timed, as shares of all the "
              "CPUs' time from `/proc/stat`: the CPU time of other processes, and the time the hypervisor gave "
              "this virtual machine's CPUs to other machines (*steal*). Either slows the sides of a row down, "
              "not always alike: the kernel splits its rows over both of XLA's pool threads, and a side that "
              "runs on one thread loses less when a CPU is taken.", "",
-             "| case | shape | jnp (XLA) | jnp donated | naive (ch. 11) | fast | fast / best XLA | fast GB/s | of the limit | page faults per call (jnp / fast) | CPU taken (processes / hypervisor) |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| case | shape | jnp (XLA) | jnp donated | naive (ch. 11) | fast | fast / best XLA | fast GB/s | of the limit | of the scale probe (in the row's rounds / the two alone) | page faults per call (jnp / fast) | CPU taken (processes / hypervisor) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in result["rows"]:
         m = row["median_ms"]
         gbs = row["nbytes"] / (m["fast"] / 1e3) / 1e9
         cell = lambda k: f"{m[k]:.3f} ms" if k in m else "—"
+        probe = _probe_share(row, "median_ms"), _probe_share(row)
         lines.append(f"| {row['label']} | {row['shape'][0]}×{row['shape'][1]} | {cell('jnp')} | {cell('jnp donated')} | "
                      f"{cell('naive')} | {m['fast']:.3f} ms | {m['fast'] / _xla_best(m)[1]:.2f}x | {gbs:.1f} | {gbs / limit:.0%} | "
-                     f"{_faults(row)} | {_others(row)} |")
+                     f"{'—' if probe[0] is None else f'{probe[0]:.0%} / {probe[1]:.0%}'} | {_faults(row)} | {_others(row)} |")
     errors = [r for r in result["rows"] if "max_error" in r]
     if errors:
         lines += ["", "Largest error of each backward pass against a float64 gradient (XLA's compiled `jnp` "

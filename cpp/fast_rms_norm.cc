@@ -253,6 +253,28 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(StreamWrite, StreamWriteImpl,
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>());
 
+// Multiplies every float of `a` by `q` in place (the result aliases `a`): each float is read once and
+// written once, the traffic of an in-place RMSNorm with none of its arithmetic. The floor for that kernel.
+static ffi::Error StreamScaleImpl(ffi::ThreadPool pool, float q, ffi::Buffer<ffi::F32> a,
+                                  ffi::ResultBuffer<ffi::F32> out) {
+  if (auto err = SameSize(out->element_count(), a.element_count(), "stream_scale", "out"); err.failure()) return err;
+  const float* in = a.typed_data();
+  float* o = out->typed_data();
+  Pool p{pool};
+  jbj_fast::ParallelFor(a.element_count(), kProbeChunk, p.helpers(), p,
+                        [=](std::int64_t b, std::int64_t e) {
+                          for (std::int64_t i = b; i < e; ++i) o[i] = q * in[i];
+                        });
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(StreamScale, StreamScaleImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Attr<float>("q")
+                                  .Arg<ffi::Buffer<ffi::F32>>()   // a (overwritten)
+                                  .Ret<ffi::Buffer<ffi::F32>>()); // q * a, in a's buffer
+
 // STREAM's triad, a = b + q * c, with the result written over a's buffer (aliased).
 static ffi::Error StreamTriadImpl(ffi::ThreadPool pool, float q, ffi::Buffer<ffi::F32> a,
                                   ffi::Buffer<ffi::F32> b_in, ffi::Buffer<ffi::F32> c_in,

@@ -73,6 +73,7 @@ TARGETS = {
                                            [X, X], [X], EPS, bad_args=[1]),
     "ch12.StreamRead": target("fast_rms_norm", "StreamRead", "stream_read", [X], [[[], F32]]),
     "ch12.StreamWrite": target("fast_rms_norm", "StreamWrite", "stream_write", [X], [X], {"value": [F32, 7.0]}),
+    "ch12.StreamScale": target("fast_rms_norm", "StreamScale", "stream_scale", [X], [X], {"q": [F32, 0.5]}),
     "ch12.StreamTriad": target("fast_rms_norm", "StreamTriad", "stream_triad", [X, X, X], [X], {"q": [F32, 0.5]},
                                bad_args=[1, 2]),
     **{f"jbj_fast_kernels.{name}": target("package", name, name, *call) for name, call in {
