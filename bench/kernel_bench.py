@@ -13,8 +13,8 @@ section 6: XLA's 4 KiB pages, the kernel's 2 MiB huge pages where the system all
 why the in-place row is the one the bandwidth goal is about. The in-place rows also time, in the
 same rounds, the scale probe over a buffer of the same size (`a = q * a` in place: each float read
 and written back once, as the in-place kernel does, with almost no arithmetic); the bandwidth goal
-is the kernel's rate as a share of that probe's, the two timed again right after the row in rounds
-of their own (medians), so both meet the machine at the same moments and no other side's calls
+is the kernel's rate as a share of that probe's, the two timed just before the row in rounds of
+their own (medians), so both meet the machine at the same moments and no other side's calls
 fall between them. The share of the limit (a best run from the start of the process) and the
 share in the row's own rounds are shown beside it. Out of place, the kernel writes outputs
 of 8 to 32 MiB (the 16 MiB rows) with streaming stores (chapter 12, section 6). The backward rows
@@ -221,7 +221,8 @@ def faults_per_call(call, calls=5):
 
 def measure(label, shape, sides, nbytes, check_with, probe=False):
     # Times `sides` (each checked against `check_with` first) in turns; with `probe`, the in-place
-    # scale probe over a buffer of the same shape joins the same rounds as the side "scale".
+    # scale probe over a buffer of the same shape is first timed in turns with "fast" alone (the
+    # bandwidth goal's pair), then joins the row's rounds as the side "scale".
     host = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
     expected = np.asarray(check_with(jnp.asarray(host)))
     calls = {}
@@ -392,7 +393,7 @@ class Goal:
 
 def goals(result: dict) -> list[Goal]:
     """The kernels' goals: each out-of-place shape against XLA, in place (speed, and rate against the scale
-    probe timed in the same rounds), and the backward pass with a dead cotangent, from one run's rows."""
+    probe, the two timed in turns on their own), and the backward pass with a dead cotangent, from one run's rows."""
     by_key = {(r["label"], tuple(r["shape"])): r for r in result["rows"]}
 
     def ratio(label: str, shape: tuple, at_most: float, text: str) -> Goal:
