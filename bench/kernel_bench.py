@@ -231,16 +231,15 @@ def measure(label, shape, sides, nbytes, check_with, probe=False):
         np.testing.assert_allclose(got, expected, rtol=3e-5, atol=3e-5)      # every side computes the same thing
         x = jnp.asarray(host)
         calls[name] = timing.Chain(fn, x) if donated else (lambda fn=fn, x=x: fn(x))
+    rounds = max(5, repeats // 3) if shape[0] * shape[1] >= 4 * 1024 * 1024 else repeats
     if probe:
         np.testing.assert_array_equal(np.asarray(scale(jnp.asarray(host))), host)   # q = 1: the data as it was
         calls["scale"] = timing.Chain(scale, jnp.asarray(host))
         # The bandwidth goal's pair: the kernel and the probe in rounds of their own, so that no other side's
         # calls (XLA's allocate, fault in and free 64 MiB each) fall between them.
-        pair = timing.compare({"fast": calls["fast"], "scale": calls["scale"]},
-                              repeats=max(5, repeats // 3) if shape[0] * shape[1] >= 4 * 1024 * 1024 else repeats, warmup=2)
-    big = shape[0] * shape[1] >= 4 * 1024 * 1024
+        pair = timing.compare({"fast": calls["fast"], "scale": calls["scale"]}, repeats=rounds, warmup=2)
     before = cpu_ticks()
-    times = timing.compare(calls, repeats=max(5, repeats // 3) if big else repeats, warmup=2)
+    times = timing.compare(calls, repeats=rounds, warmup=2)
     rows.append({"label": label, "shape": list(shape), "nbytes": nbytes(shape),
                  "median_ms": {k: t.median * 1e3 for k, t in times.items()},
                  "spread_ms": {k: t.spread * 1e3 for k, t in times.items()},

@@ -65,12 +65,11 @@ def alembic_head() -> str:
     return ScriptDirectory(str(Path(nbgrader.__file__).parent / "alembic")).get_current_head()
 
 
-def _gradebook_api():
-    """nbgrader's gradebook API, set to find the schema's version in this process (`alembic_head`)."""
+def _gradebook_api() -> None:
+    """Set nbgrader's gradebook API to find the schema's version in this process (`alembic_head`)."""
     import nbgrader.api
 
     nbgrader.api.get_alembic_version = alembic_head
-    return nbgrader.api
 
 
 def record_assignments(course: Path, chapters: list[str]) -> None:
@@ -82,11 +81,11 @@ def record_assignments(course: Path, chapters: list[str]) -> None:
     _gradebook_api()
     from nbgrader.apps.api import NbGraderAPI
 
+    settings = config.load(course)
+    settings.CourseDirectory.root = str(Path(course).resolve())
+    settings.CourseDirectory.db_url = db_url(Path(course).resolve())
     for chapter in chapters:
         with tempfile.TemporaryDirectory(prefix="jbj-release-") as release:
-            settings = config.load(course)
-            settings.CourseDirectory.root = str(Path(course).resolve())
-            settings.CourseDirectory.db_url = db_url(Path(course).resolve())
             settings.CourseDirectory.release_directory = release
             result = NbGraderAPI(config=settings).generate_assignment(chapter, force=True, create=True)
         if not result["success"]:
