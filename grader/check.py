@@ -99,7 +99,7 @@ def score_visible(notebook: Path, *, root: Path | None = None) -> list[ExerciseS
     solution, which a learner does not have. An exercise scores its points when its self-check
     cell printed its ✅ line and raised nothing, else 0 with the check's own first failure.
     """
-    from grader.autograde import config, kernel as runner, sandbox
+    from grader.autograde import config, kernel as runner, sandbox, zygote
     from grader.autograde.worker import copy_submission_folder
 
     notebook = Path(notebook)
@@ -117,8 +117,15 @@ def score_visible(notebook: Path, *, root: Path | None = None) -> list[ExerciseS
         control.mkdir(mode=0o700)
         copy_submission_folder(notebook.parent, workdir)
         os.chmod(workdir, 0o777)
-        run = runner.run(nb, workdir, limits, sandboxed=sandbox.probe().sandboxed, control=control,
-                         record=False, private=True)
+        sandboxed = sandbox.probe().sandboxed
+        # The kernel starts as a graded one does: forked by a zygote (`grader.autograde.zygote`).
+        forks = zygote.shared() if sandboxed else None
+        try:
+            run = runner.run(nb, workdir, limits, sandboxed=sandboxed, control=control, record=False, private=True,
+                             zygote=forks.socket if forks else None)
+        finally:
+            if forks:
+                forks.stop()
     index_of = {id(cell): i for i, cell in enumerate(run.nb.cells)}
     results = []
     for cell in grade_cells(run.nb):

@@ -107,6 +107,9 @@ def test_gradebook_feedback_and_report_agree_with_grades_csv(graded):
     report = (course / "autograde-report.md").read_text()
     assert all(f"| {student} |" in report.replace("\\-", "-") for student in rows)
     assert ("Sandbox: **on**" in report) == sandbox.probe().sandboxed
+    if sandbox.probe().sandboxed:  # every kernel came from a worker's zygote
+        forked = re.search(r"Kernel start: (\d+) of (\d+) kernels were forked", report)
+        assert forked and forked[1] == forked[2], report[:3000]
 
 
 # ---- what the class got wrong -------------------------------------------------------------------

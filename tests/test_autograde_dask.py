@@ -45,6 +45,8 @@ def test_the_cluster_grades_every_submission_with_progress_and_says_who_graded(o
     report = (on_dask["course"] / "autograde-report.md").read_text()
     assert f"Graded on the Dask cluster at {on_dask['address']}, by 2 worker(s):" in report, report[:2000]
     assert "Sandbox: **on**" in report and "Graded again" not in report
+    forked = re.search(r"Kernel start: (\d+) of (\d+) kernels were forked", report)  # by each worker's zygote
+    assert forked and forked[1] == forked[2], report[:3000]
 
 
 @pytest.mark.parametrize("student", STUDENTS)

@@ -151,6 +151,8 @@ def test_a_worker_survives_a_crashed_job_and_is_replaced_after_a_hung_one(tmp_pa
         assert workers.run(paths, deadline=300) == 0
         result = json.loads(Path(paths["result"]).read_text())
         assert result["status"] == "graded" and not result["reason"], result
+        # The new worker started a zygote again, which forked this kernel.
+        assert result["applied"]["forked"] == sandbox.probe().sandboxed, result["applied"]
         ran_in = nbformat.read(tmp_path / "fine-executed.ipynb", as_version=4).cells[3].outputs[0]["text"].strip()
         assert Path(ran_in).parent.parent == scratch, f"the kernel ran in {ran_in}, not in a folder of {scratch}"
         assert list(scratch.iterdir()) == []

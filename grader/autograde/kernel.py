@@ -196,7 +196,7 @@ def _kernel_spec_dir(base: Path, config: Path) -> Path:
 
 def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, sandboxed: bool,
         control: Path, before_cell: dict[int, Callable[[], None]] | None = None,
-        record: bool = True, private: bool = False) -> RunResult:
+        record: bool = True, private: bool = False, zygote: Path | None = None) -> RunResult:
     """Execute `nb` (in place) with `workdir` as the kernel's only writable folder.
 
     `control` is a private folder of the grader's for the kernelspec and launch settings.
@@ -204,7 +204,8 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     (the cells before it have finished). `record`: the checks record for grading (see
     `grader.notebook.record`); without it they judge in the kernel and print their own verdicts.
     `private`: the kernel writes to a size-limited copy of `workdir` that the grader never sees
-    (see `sandbox.bwrap_argv`); without it, to `workdir` itself.
+    (see `sandbox.bwrap_argv`); without it, to `workdir` itself. `zygote`: the socket of a zygote
+    that forks the sandboxed kernel with JAX already imported (`grader.autograde.zygote`).
     """
     hooks = dict(before_cell or {})
     config = control / "launch.json"
@@ -212,7 +213,7 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     runtime.mkdir(exist_ok=True)
     cgroups = sandbox.make_cgroups(f"jbj-{os.getpid()}-{time.monotonic_ns()}", limits)
     sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=sandboxed, cgroups=cgroups,
-                                record=record, private=private)
+                                record=record, private=private, zygote=zygote)
     ksm = KernelSpecManager(kernel_dirs=[str(_kernel_spec_dir(control, config))])
     km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ksm, transport="ipc",
                             client_factory=_ReadyClient)

@@ -5,6 +5,12 @@ to the kernel's first cell, so it imports nothing but the standard library (not 
 package): it joins the submission's cgroups, sets the rlimits, writes down what it really
 applied (the report states that, not what was intended), then replaces itself with bubblewrap
 (or, without a sandbox, the kernel itself). `grader.autograde.sandbox` writes CONFIG.
+
+With a zygote (`grader.autograde.zygote`) in CONFIG, it starts bubblewrap as its child instead,
+with a placeholder for the kernel, and asks the zygote for a kernel in that sandbox. It then
+stays, as the process the grader watches: it ends as the kernel ends, and its death kills the
+sandbox and the kernel in it. If the zygote cannot give a kernel, the placeholder starts one
+the usual way.
 """
 
 import ctypes
@@ -12,6 +18,7 @@ import json
 import os
 import resource
 import signal
+import socket
 import sys
 
 try:  # loaded once, on import: `die_with_parent` may run between fork and exec, where nothing should load
@@ -23,6 +30,40 @@ except OSError:
 PR_SET_PDEATHSIG = 1
 
 
+def set_rlimits(limits: dict) -> None:
+    """A kernel's rlimits, from its "memory_bytes", "cpu_seconds" and "file_bytes"; no core files."""
+    memory, cpu, file_size = limits["memory_bytes"], limits["cpu_seconds"], limits["file_bytes"]
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def enter_folder(seed: str | None, uid: int | None, gid: int | None) -> None:
+    """In the sandbox, in the kernel's folder, before the kernel runs (`sandbox.KERNEL_START`, and a
+    zygote's kernel): with `seed`, the folder is a size-limited tmpfs: copy the submission (and the
+    caches it starts from) into it, but not the grader's sockets. With `uid` (the grader is root):
+    hand the folder to the kernel's user, then drop every privilege for good."""
+    import shutil
+
+    if seed is not None:
+        for name in os.listdir(seed):
+            source = os.path.join(seed, name)
+            if name == ".kernel":
+                continue
+            if os.path.isdir(source) and not os.path.islink(source):
+                shutil.copytree(source, name, symlinks=True, dirs_exist_ok=True)
+            else:
+                shutil.copy2(source, name, follow_symlinks=False)
+    if uid is not None:
+        for top, dirs, files in os.walk("."):
+            for name in [top] + [os.path.join(top, n) for n in dirs + files]:
+                os.lchown(name, uid, gid)
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)  # from root: every capability goes with it
+
+
 def die_with_parent() -> None:
     """Linux: have this process killed (SIGKILL) when the one that started it dies first; the setting
     survives exec. The kernel's launcher uses it (without a sandbox nothing else would end an idle
@@ -31,6 +72,109 @@ def die_with_parent() -> None:
         _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     except AttributeError:  # not Linux, or no C library: the caller's other means must do
         pass
+
+
+#: The sandbox's program while the zygote is asked for a kernel: `PLACEHOLDER GO READY ARGV...`. It
+#: writes a byte on READY once it runs (the sandbox is then whole); a byte on GO: start the kernel
+#: the usual way (ARGV); the end of GO: the launcher is done.
+PLACEHOLDER = ("import os, sys\n"
+               "os.write(int(sys.argv[2]), b'r')\n"
+               "os.close(int(sys.argv[2]))\n"
+               "if os.read(int(sys.argv[1]), 1) == b'1':\n"
+               "    os.execv(sys.argv[3], sys.argv[3:])\n")
+
+
+def _lines(conn: socket.socket):
+    """The lines the zygote's joiner sends, as they come."""
+    buffer = b""
+    while True:
+        chunk = conn.recv(4096)
+        if not chunk:
+            return
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield line.decode(errors="replace")
+
+
+def _end(code: int) -> None:
+    """End as bubblewrap reports its program's end: `code` (from `os.waitstatus_to_exitcode`) as the
+    exit status, or 128 + the signal that killed it."""
+    os._exit(128 - code if code < 0 else code)
+
+
+def run_joined(config: dict, prefix: list[str], kernel_argv: list[str], applied: str | None) -> None:
+    """Bubblewrap as a child, with `PLACEHOLDER` as its program; the kernel from the zygote."""
+    split = prefix.index("--")
+    start = prefix[split + 1:] + kernel_argv  # how the kernel starts without the zygote
+    info_r, info_w = os.pipe()
+    go_r, go_w = os.pipe()
+    ready_r, ready_w = os.pipe()
+    for fd in (info_w, go_r, ready_w):
+        os.set_inheritable(fd, True)
+    argv = prefix[:1] + ["--info-fd", str(info_w)] + prefix[1:split + 1] + [
+        sys.executable, "-I", "-S", "-c", PLACEHOLDER, str(go_r), str(ready_w)] + start
+    bwrap = os.fork()
+    if bwrap == 0:
+        try:
+            for fd in (info_r, go_w, ready_r):
+                os.close(fd)
+            die_with_parent()
+            os.execvp(argv[0], argv)
+        finally:
+            os._exit(127)
+    for fd in (info_w, go_r, ready_w):
+        os.close(fd)
+    outcome = "the zygote gave no kernel"
+    with os.fdopen(info_r, "rb") as info:
+        raw = b""
+        while chunk := info.read(4096):
+            raw += chunk
+            try:
+                pid = json.loads(raw)["child-pid"]
+                break
+            except ValueError:
+                continue
+        else:
+            pid = None  # bubblewrap failed before its sandbox was up
+    # bubblewrap names its first process before it builds the sandbox: wait for the placeholder.
+    if pid is not None and os.read(ready_r, 1) != b"r":
+        pid = None
+    os.close(ready_r)
+    joined = False
+    if pid is not None:
+        request = dict(config["zygote"]["request"], pid=pid, argv=kernel_argv[kernel_argv.index("-f"):],
+                       cgroups=config.get("joined", []))
+        try:
+            conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            conn.connect(config["zygote"]["socket"])
+            conn.sendall((json.dumps(request) + "\n").encode())
+            lines = _lines(conn)
+            first = next(lines, "failed: the zygote's joiner ended without a word")
+            if first == "ok":
+                joined, outcome = True, "joined"
+            else:
+                outcome = first.removeprefix("failed ")
+        except OSError as err:
+            outcome = f"the zygote could not be reached ({err})"
+    if applied:
+        with open(applied, "r+", encoding="utf-8") as f:
+            record = json.load(f)
+            record["zygote"] = outcome
+            f.seek(0)
+            json.dump(record, f)
+            f.truncate()
+    if not joined:
+        os.write(go_w, b"1")  # the placeholder starts the kernel itself
+        _, status = os.waitpid(bwrap, 0)
+        _end(os.waitstatus_to_exitcode(status))
+    ended = next((line for line in lines if line.startswith("exit ")), None)
+    try:
+        os.kill(bwrap, signal.SIGKILL)  # the sandbox, and anything the kernel left in it
+    except OSError:
+        pass
+    os.waitpid(bwrap, 0)
+    _end(int(ended.split()[1]) if ended else 70)  # no word: the joiner itself died
 
 
 def main(config_path: str, kernel_argv: list[str]) -> None:
@@ -44,15 +188,14 @@ def main(config_path: str, kernel_argv: list[str]) -> None:
             joined.append(folder)
         except OSError:
             pass  # the cgroup went away or refused us: the rlimits below still apply
-    memory, cpu, file_size = config["memory_bytes"], config["cpu_seconds"], config["file_bytes"]
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    set_rlimits(config)
     if config.get("applied"):
         with open(config["applied"], "w", encoding="utf-8") as f:
             json.dump({"joined": joined, "rlimits": True}, f)
     die_with_parent()
+    if config.get("zygote") and config["prefix"]:
+        config["joined"] = joined
+        run_joined(config, config["prefix"], kernel_argv, config.get("applied"))
     argv = config["prefix"] + kernel_argv
     if config["prefix"]:  # bubblewrap sets the kernel's environment and folder itself
         os.execvp(argv[0], argv)

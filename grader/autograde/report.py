@@ -117,6 +117,12 @@ def applied_lines(rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits)
         lines.append(f"Kernel user: the grader ran as root; {unprivileged} of {n} kernels ran as an unprivileged "
                      "user with no capabilities" + ("" if unprivileged == n else
                                                     " (**the others ran as root: no sandbox**)") + ".")
+    if probe.sandboxed:
+        forked = sum(1 for a in ran if a.get("forked"))
+        why = next((a["not_forked"] for a in ran if a.get("not_forked")), None)
+        lines.append(f"Kernel start: {forked} of {n} kernels were forked, inside their own sandbox, by a process that "
+                     "had imported JAX and ipykernel once; the others started on their own" + (
+                         f" (the first reason: {why})" if why else "") + ".")
     counts = {name: sum(1 for a in ran if name in a.get("cgroup", [])) for name in ("processes", "memory", "cpu")}
     words = {"processes": f"at most {limits.processes} processes and threads",
              "memory": f"{limits.memory_bytes >> 20} MiB for the whole process tree",

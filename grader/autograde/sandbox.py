@@ -139,29 +139,14 @@ def _parent_folders(paths: list[Path]) -> list[str]:
 SEED = "/tmp/.submission"
 
 #: Run inside the sandbox before the kernel: `python -I -S -c KERNEL_START SEED UID GID ARGV...`.
-#: With SEED, the kernel's folder is a size-limited tmpfs: copy the submission (and the caches it
-#: starts from) into it, but not the grader's sockets. With UID (the grader is root): hand the
-#: folder to the kernel's user, then drop every privilege for good. Then start the kernel.
+#: `launch.enter_folder` with SEED (the kernel's folder is then a private copy) and UID and GID (the
+#: grader is root), each "-" when not given; then start the kernel.
 KERNEL_START = (
-    "import os, shutil, sys\n"
-    "seed, uid, gid = sys.argv[1:4]\n"
-    "if seed != '-':\n"
-    "    for name in os.listdir(seed):\n"
-    "        source = os.path.join(seed, name)\n"
-    "        if name == '.kernel':\n"
-    "            continue\n"
-    "        if os.path.isdir(source) and not os.path.islink(source):\n"
-    "            shutil.copytree(source, name, symlinks=True, dirs_exist_ok=True)\n"
-    "        else:\n"
-    "            shutil.copy2(source, name, follow_symlinks=False)\n"
-    "if uid != '-':\n"
-    "    uid, gid = int(uid), int(gid)\n"
-    "    for top, dirs, files in os.walk('.'):\n"
-    "        for name in [top] + [os.path.join(top, n) for n in dirs + files]:\n"
-    "            os.lchown(name, uid, gid)\n"
-    "    os.setgroups([])\n"
-    "    os.setgid(gid)\n"
-    "    os.setuid(uid)\n"
+    "import os, sys\n"
+    f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+    "import launch\n"
+    "seed, uid, gid = (None if a == '-' else a for a in sys.argv[1:4])\n"
+    "launch.enter_folder(seed, uid and int(uid), gid and int(gid))\n"
     "os.execv(sys.argv[4], sys.argv[4:])\n"
 )
 
@@ -450,14 +435,25 @@ def launcher_argv(config: Path) -> list[str]:
 
 
 def write_launch_config(path: Path, *, workdir: Path, limits: Limits, sandboxed: bool,
-                        cgroups: list[Path], record: bool = True, private: bool = False) -> None:
-    """Everything `launch.py` needs, worked out here so that it needs nothing else."""
+                        cgroups: list[Path], record: bool = True, private: bool = False,
+                        zygote: Path | None = None) -> None:
+    """Everything `launch.py` needs, worked out here so that it needs nothing else. With `zygote` (its
+    socket) and a sandbox, the launcher asks that zygote for the kernel (`grader.autograde.zygote`)."""
     env = kernel_env(workdir, record=record)
-    path.write_text(json.dumps({
+    config = {
         "workdir": str(workdir), "env": env, "prefix": bwrap_argv(workdir, env, limits=limits, private=private) if sandboxed else [],
         "cgroups": [str(c) for c in cgroups], "memory_bytes": limits.memory_bytes,
         "cpu_seconds": limits.cpu_seconds, "file_bytes": limits.file_bytes,
-        "applied": str(applied_path(path))}))
+        "applied": str(applied_path(path))}
+    if sandboxed and zygote is not None:
+        as_root = runs_as_root()
+        config["zygote"] = {"socket": str(zygote), "request": {
+            # What `KERNEL_START` does inside the sandbox, the zygote's kernel does too.
+            "workdir": str(workdir), "seed": SEED if private else None, "env": env,
+            "uid": KERNEL_UID if as_root else None, "gid": KERNEL_GID if as_root else None,
+            "rlimits": {"memory_bytes": limits.memory_bytes, "cpu_seconds": limits.cpu_seconds,
+                        "file_bytes": limits.file_bytes}}}
+    path.write_text(json.dumps(config))
 
 
 def applied_path(config: Path) -> Path:
@@ -477,4 +473,7 @@ def read_applied(config: Path, cgroups: list[Path], sandboxed: bool, limits: Lim
             "cgroup": sorted({name for folder in joined for name in controllers(folder)}),
             # The CPU share as the kernel's cgroup holds it, not as asked for (None: no share applied).
             "cpu_cores": next((share for folder in joined if (share := cpu_share(folder)) is not None), None),
-            "disk": limits.disk_bytes if sandboxed else None, "folder_limited": sandboxed and private}
+            "disk": limits.disk_bytes if sandboxed else None, "folder_limited": sandboxed and private,
+            # Forked by a zygote (`grader.autograde.zygote`), or why not, when one was asked.
+            "forked": launched.get("zygote") == "joined",
+            "not_forked": None if launched.get("zygote") in (None, "joined") else launched["zygote"]}

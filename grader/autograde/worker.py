@@ -34,7 +34,7 @@ skip_unused_schema_formats()  # before nbformat: each grading worker imports it 
 
 import nbformat  # noqa: E402
 
-from grader.autograde import kernel as runner
+from grader.autograde import kernel as runner, zygote
 from grader.autograde.jobs import JobSpec, KernelRun
 from grader.autograde.launch import die_with_parent
 from grader.notebook import record
@@ -146,8 +146,10 @@ def grade_spec(spec: JobSpec, scratch: Path | None = None) -> KernelRun:
         hooks = {first: publish} if targets and first is not None else {}
         # A submission writes to a size-limited private copy of its folder; the reference run
         # writes where the grader can take its caches from.
+        # The worker's zygote, if it started one (`serve`): the kernel is forked with JAX imported.
+        forks = zygote.shared(start_one=False) if spec.sandboxed else None
         run = runner.run(prepared.nb, workdir, limits, sandboxed=spec.sandboxed, control=control,
-                         before_cell=hooks, private=not targets)
+                         before_cell=hooks, private=not targets, zygote=forks.socket if forks else None)
         if targets and not published and (first is None or run.stopped_at is None or run.stopped_at < first):
             publish()  # no answer or test cell ran at all
 
@@ -236,9 +238,16 @@ def job_process_setup() -> None:
 
 def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
     """Fork one process per job line ({"job", "result", "log"} paths, and the job's "scratch" folder
-    when the caller made one); answer {"exit": status}."""
+    when the caller made one); answer {"exit": status}. For sandboxed jobs, a zygote (started with the
+    first) forks each kernel with JAX and ipykernel imported (`grader.autograde.zygote`)."""
     for line in stdin:
         paths = json.loads(line)
+        try:
+            sandboxed = json.loads(Path(paths["job"]).read_text()).get("sandboxed", False)
+        except (OSError, ValueError, AttributeError):
+            sandboxed = False  # the job's own process says what is wrong with its file
+        if sandboxed:
+            zygote.shared()  # started once (and again if it died); the job's process inherits it
         pid = os.fork()
         if pid == 0:  # the job's own process: nothing of it reaches the worker's pipes
             code = 1
@@ -259,6 +268,9 @@ def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
         _, status = os.waitpid(pid, 0)
         stdout.write(json.dumps({"exit": os.waitstatus_to_exitcode(status)}) + "\n")
         stdout.flush()
+    forks = zygote.shared(start_one=False)
+    if forks:
+        forks.stop()
     return 0
 
 

@@ -1,0 +1,218 @@
+"""Kernels forked by a zygote (`grader.autograde.zygote`): the same sandbox, user, limits and ends as
+kernels that bubblewrap starts, and the usual start when the zygote cannot give one.
+
+Each test runs real sandboxed kernels from one zygote, started once for the module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.autograde import kernel, sandbox, zygote
+
+pytestmark = pytest.mark.slow
+
+#: What a kernel sees of itself, as one JSON line.
+SELF = r"""
+import json, os
+status = dict(line.split(':', 1) for line in open('/proc/self/status').read().splitlines())
+links = []
+for fd in os.listdir('/proc/self/fd'):
+    try:
+        links.append(os.readlink(f'/proc/self/fd/{fd}'))
+    except OSError:
+        pass
+try:
+    open('/etc/shadow').read(1)
+    shadow = 'READ'
+except OSError as err:
+    shadow = type(err).__name__
+import jax, numpy as np
+print(json.dumps({
+    'uid': os.getuid(), 'cwd': os.getcwd(), 'files': sorted(os.listdir('.')),
+    'caps': [status[k].strip() for k in ('CapEff', 'CapPrm', 'CapInh', 'CapAmb')],
+    'bounding': status['CapBnd'].strip(), 'no_new_privs': status['NoNewPrivs'].strip(),
+    'processes': sorted(int(p) for p in os.listdir('/proc') if p.isdigit()),
+    'files_outside': sorted(l for l in links if l.startswith('/') and not l.startswith(('/dev/', os.getcwd()))),
+    'shadow': shadow, 'env': dict(os.environ), 'jax_cache': jax.config.jax_compilation_cache_dir,
+    'random': float(np.random.rand()), 'sid': os.getsid(0) == os.getpid(),
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def forks():
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    started = zygote.start()
+    assert started is not None, "the zygote did not start"
+    yield started
+    started.stop()
+
+
+def _run(tmp_path: Path, cells: list[str], socket: Path | None, **limits):
+    workdir, control = tmp_path / "w", tmp_path / "c"
+    workdir.mkdir(parents=True)
+    control.mkdir()
+    os.chmod(workdir, 0o777)
+    (workdir / "data.txt").write_text("the student's data")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
+    result = kernel.run(nb, workdir, sandbox.Limits(cell_seconds=60, notebook_seconds=120, **limits), sandboxed=True,
+                        control=control, private=True, zygote=socket)
+    applied = json.loads((control / "launch.applied.json").read_text())
+    return result, applied, workdir
+
+
+def _seen(result) -> dict:
+    text = "".join(out.get("text", "") for out in result.nb.cells[0].outputs)
+    assert text.strip(), result.nb.cells[0].outputs
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def test_a_forked_kernel_is_as_confined_as_a_started_one(forks, tmp_path):
+    """Does a kernel forked by the zygote run in the submission's private folder with the kernel's own
+    environment, no capabilities and no new privileges, as nobody when the grader is root, alone in
+    its process namespace, with no file of the zygote's open, no /etc/shadow, its own compilation
+    cache and its own random seed, in a session of its own?"""
+    first, applied, workdir = _run(tmp_path / "a", [SELF], forks.socket)
+    assert applied["zygote"] == "joined", applied
+    seen = _seen(first)
+    assert seen["cwd"] == str(workdir) and "data.txt" in seen["files"], seen
+    plain, _, plain_workdir = _run(tmp_path / "c", [SELF], None)
+    assert seen["env"] == {k: v.replace(str(plain_workdir), str(workdir)) for k, v in _seen(plain)["env"].items()}
+    assert seen["caps"] == ["0000000000000000"] * 4 and seen["no_new_privs"] == "1", seen
+    if os.geteuid() == 0:
+        assert seen["uid"] == sandbox.KERNEL_UID, seen
+    assert seen["shadow"] == "FileNotFoundError", seen
+    # The sandbox's first process, bubblewrap's placeholder and the kernel; nothing of the grader's.
+    assert len(seen["processes"]) <= 4 and max(seen["processes"]) < 100, seen["processes"]
+    assert seen["files_outside"] == [], seen["files_outside"]
+    assert seen["jax_cache"] == str(workdir / ".jax-cache") and seen["sid"], seen
+    second, _, _ = _run(tmp_path / "b", [SELF], forks.socket)
+    assert _seen(second)["random"] != seen["random"]
+
+
+def test_in_a_user_namespace_a_forked_kernel_gives_up_every_capability(forks, tmp_path, monkeypatch):
+    """Where the sandbox has a user namespace (the grader is not root), the kernel that joins it holds
+    every capability there until it drops them: are they all gone, bounding set included?"""
+    monkeypatch.setattr(sandbox, "runs_as_root", lambda: False)
+    result, applied, _ = _run(tmp_path, [SELF], forks.socket)
+    assert applied["zygote"] == "joined", applied
+    seen = _seen(result)
+    assert seen["caps"] == ["0000000000000000"] * 4 and seen["bounding"] == "0000000000000000", seen
+    assert seen["no_new_privs"] == "1", seen
+
+
+@pytest.mark.parametrize("cell, reason", [
+    ("import os; os._exit(3)", "exited with status 3"),
+    ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", "crashed with SIGSEGV"),
+    ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "was killed"),
+])
+def test_a_forked_kernel_dies_as_a_started_one_does(forks, tmp_path, cell, reason):
+    """Does the grader name a forked kernel's death (its exit status, or the signal that killed it) as it
+    names the death of a kernel that bubblewrap started, at the cell that caused it?"""
+    result, applied, _ = _run(tmp_path, ["x = 1", cell, "y = 2"], forks.socket)
+    assert applied["zygote"] == "joined", applied
+    assert result.stopped_at == 1 and reason in result.reason, result
+
+
+def test_a_forked_kernel_keeps_its_limits(forks, tmp_path):
+    """Do a forked kernel's rlimits (address space, file size) and disk budget hold as a started one's?"""
+    code = ("import resource, errno\n"
+            "def fill(path):\n"
+            "    try:\n"
+            "        with open(path, 'wb') as f:\n"
+            "            for _ in range(40):\n"
+            "                f.write(b'x' * (1 << 20)); f.flush()\n"
+            "        return 'wrote'\n"
+            "    except OSError as err:\n"
+            "        return errno.errorcode[err.errno]\n"
+            "print(resource.getrlimit(resource.RLIMIT_AS)[0], resource.getrlimit(resource.RLIMIT_FSIZE)[0], "
+            "fill('big.bin'), fill('/tmp/big.bin'))")
+    result, applied, workdir = _run(tmp_path, [code], forks.socket, disk_bytes=16 << 20, file_bytes=64 << 20)
+    assert applied["zygote"] == "joined", applied
+    printed = "".join(out.get("text", "") for out in result.nb.cells[0].outputs).split()
+    assert printed == [str(sandbox.Limits().memory_bytes), str(64 << 20), "ENOSPC", "ENOSPC"], printed
+    assert not (workdir / "big.bin").exists()
+
+
+def test_without_a_zygote_the_kernel_starts_the_usual_way_and_says_why(tmp_path):
+    """When the zygote cannot be reached (it died, say), does the kernel still start, from bubblewrap's
+    own program, with the reason in what the launcher recorded?"""
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    result, applied, _ = _run(tmp_path, ["print('ran')"], tmp_path / "no-zygote.sock")
+    assert "could not be reached" in applied["zygote"], applied
+    assert not result.reason and result.nb.cells[0].outputs[0]["text"] == "ran\n", result
+
+
+def test_a_zygote_refuses_a_kernel_whose_jax_settings_differ(forks, tmp_path, monkeypatch):
+    """JAX reads its settings from the environment when it is imported, which a forked kernel never does
+    again: does a kernel whose JAX settings differ from the zygote's start the usual way instead?"""
+    original = sandbox.kernel_env
+    monkeypatch.setattr(sandbox, "kernel_env", lambda *a, **k: {**original(*a, **k), "JAX_ENABLE_X64": "1"})
+    result, applied, _ = _run(tmp_path, ["import jax; print(jax.config.jax_enable_x64)"], forks.socket)
+    assert "JAX_ENABLE_X64" in applied["zygote"], applied
+    assert result.nb.cells[0].outputs[0]["text"] == "True\n", result.nb.cells[0].outputs
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        found += map(int, children)
+        todo += map(int, children)
+    return found
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return "X"
+
+
+def test_a_forked_kernel_does_not_outlive_the_process_that_launched_it(forks, tmp_path):
+    """If the grading process dies, does the kernel the zygote forked for it die too, leaving the zygote?"""
+    workdir = tmp_path / "w"
+    (workdir / ".kernel").mkdir(parents=True)
+    os.chmod(workdir, 0o777)
+    config = tmp_path / "launch.json"
+    sandbox.write_launch_config(config, workdir=workdir, limits=sandbox.Limits(), sandboxed=True, cgroups=[],
+                                zygote=forks.socket)
+    argv = sandbox.launcher_argv(config) + [sys.executable, "-c", kernel.KERNEL_MAIN, "-f",
+                                            str(workdir / ".kernel" / "connection.json")]
+    parent = f"import subprocess, time; subprocess.Popen({argv!r}); time.sleep(120)"
+    proc = subprocess.Popen([sys.executable, "-c", parent])
+    before = set(_descendants(forks.process.pid))
+    for _ in range(100):
+        forked = set(_descendants(forks.process.pid)) - before
+        if len(forked) >= 2:  # the joiner and its kernel
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        raise AssertionError("the zygote forked no kernel")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    for _ in range(100):
+        alive = {pid for pid in _descendants(forks.process.pid) if _state(pid) not in "ZX"}
+        if not alive & forked:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the forked kernel outlived its launcher's parent")
+    assert forks.alive()
