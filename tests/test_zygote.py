@@ -216,3 +216,46 @@ def test_a_forked_kernel_does_not_outlive_the_process_that_launched_it(forks, tm
     else:
         raise AssertionError("the forked kernel outlived its launcher's parent")
     assert forks.alive()
+
+
+def _ask(forks, request: dict) -> str:
+    """The joiner's first line for `request`, sent straight to the zygote's socket."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(str(forks.socket))
+        conn.sendall((json.dumps(request) + "\n").encode())
+        return conn.makefile().readline().strip()
+
+
+def test_a_zygote_never_forks_a_kernel_outside_a_sandbox(forks, tmp_path):
+    """Asked for a kernel in a process that is not a sandbox (the grader's own namespaces), or in one
+    whose namespaces are not those bubblewrap named (its number reused by another process), does the
+    joiner refuse, forking nothing?"""
+    workdir = tmp_path / "w"
+    workdir.mkdir()
+    base = {"env": sandbox.kernel_env(workdir), "cgroups": [], "workdir": str(workdir), "seed": None, "uid": None,
+            "gid": None, "rlimits": {}, "argv": ["-f", str(tmp_path / "c.json")]}
+    mine = {k: os.stat(f"/proc/self/ns/{k}").st_ino for k in ("mnt", "pid")}
+    answer = _ask(forks, {**base, "pid": os.getpid(), "namespaces": mine})
+    assert answer.startswith("failed") and "namespaces were not found" in answer, answer
+    other = subprocess.Popen(["bwrap", "--unshare-pid", "--dev-bind", "/", "/", "--", "sleep", "30"])
+    try:
+        time.sleep(0.5)
+        target = int(Path(f"/proc/{other.pid}/task/{other.pid}/children").read_text().split()[0])
+        answer = _ask(forks, {**base, "pid": target, "namespaces": {"mnt": 1, "pid": 2}})
+        assert answer.startswith("failed") and "no longer the sandbox's" in answer, answer
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_jax_variable_set_before_the_first_import_does_not_reach_a_forked_kernel(forks, tmp_path):
+    """The difference the README names: JAX read its environment in the zygote, so a submission that sets
+    JAX_ENABLE_X64 in os.environ before its first `import jax` keeps the default, while
+    `jax.config.update` works as in any kernel."""
+    cells = ["import os\nos.environ['JAX_ENABLE_X64'] = '1'\nimport jax\nprint(jax.config.jax_enable_x64)",
+             "jax.config.update('jax_enable_x64', True)\nprint(jax.numpy.ones(1).dtype)"]
+    result, applied, _ = _run(tmp_path, cells, forks.socket)
+    assert applied["zygote"] == "joined", applied
+    assert [cell.outputs[0]["text"] for cell in result.nb.cells] == ["False\n", "float64\n"]

@@ -126,12 +126,13 @@ def run_joined(config: dict, prefix: list[str], kernel_argv: list[str], applied:
     for fd in (info_w, go_r, ready_w):
         os.close(fd)
     outcome = "the zygote gave no kernel"
-    with os.fdopen(info_r, "rb") as info:
+    with os.fdopen(info_r, "rb") as stream:
         raw = b""
-        while chunk := info.read(4096):
+        while chunk := stream.read(4096):
             raw += chunk
             try:
-                pid = json.loads(raw)["child-pid"]
+                info = json.loads(raw)
+                pid, namespaces = info["child-pid"], {k: info.get(f"{k}-namespace") for k in ("mnt", "pid")}
                 break
             except ValueError:
                 continue
@@ -143,8 +144,10 @@ def run_joined(config: dict, prefix: list[str], kernel_argv: list[str], applied:
     os.close(ready_r)
     joined = False
     if pid is not None:
-        request = dict(config["zygote"]["request"], pid=pid, argv=kernel_argv[kernel_argv.index("-f"):],
-                       cgroups=config.get("joined", []))
+        # The namespaces bubblewrap named, which the joiner checks it enters (not another process's,
+        # were the number of the sandbox's first process ever reused).
+        request = dict(config["zygote"]["request"], pid=pid, namespaces=namespaces,
+                       argv=kernel_argv[kernel_argv.index("-f"):], cgroups=config.get("joined", []))
         try:
             conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             conn.connect(config["zygote"]["socket"])
@@ -174,7 +177,8 @@ def run_joined(config: dict, prefix: list[str], kernel_argv: list[str], applied:
     except OSError:
         pass
     os.waitpid(bwrap, 0)
-    _end(int(ended.split()[1]) if ended else 70)  # no word: the joiner itself died
+    # No word: the joiner was killed (by the kernel's memory limit, the likeliest), and so the kernel with it.
+    _end(int(ended.split()[1]) if ended else -signal.SIGKILL)
 
 
 def main(config_path: str, kernel_argv: list[str]) -> None:

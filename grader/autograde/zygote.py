@@ -30,7 +30,6 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import resource
 import shutil
 import signal
 import socket
@@ -151,15 +150,24 @@ def _join(conn: socket.socket, baseline: dict[str, str]) -> int:
         target = request["pid"]
         # Every namespace is opened before any is entered: once in the sandbox's mount namespace,
         # /proc is the sandbox's, where the target has another number.
-        entries = []
+        entries = {}
         for kind in NAMESPACES:
-            theirs = f"/proc/{target}/ns/{kind}"
-            if os.stat(theirs).st_ino != os.stat(f"/proc/self/ns/{kind}").st_ino:
-                entries.append(os.open(theirs, os.O_RDONLY))  # else the sandbox did not make one of its own
+            fd = os.open(f"/proc/{target}/ns/{kind}", os.O_RDONLY)
+            if os.fstat(fd).st_ino == os.stat(f"/proc/self/ns/{kind}").st_ino:
+                os.close(fd)  # the sandbox did not make one of its own
+                continue
+            expected = request["namespaces"].get(kind)
+            if expected is not None and os.fstat(fd).st_ino != expected:
+                raise RuntimeError(f"process {target} is no longer the sandbox's (its {kind} namespace differs)")
+            entries[kind] = fd
+        if not {"mnt", "pid"} <= entries.keys() or None in (request["namespaces"].get(k) for k in ("mnt", "pid")):
+            raise RuntimeError("the sandbox's mount and PID namespaces were not found")
         # Entering a mount namespace leaves this process at its first root, not at the root bubblewrap
         # moved its program to (as nsenter's --root): take the sandbox's, from its first process.
         root = os.open(f"/proc/{target}/root", os.O_RDONLY | os.O_DIRECTORY)
-        for fd in entries:
+        if os.stat(f"/proc/{target}/ns/mnt").st_ino != request["namespaces"]["mnt"]:
+            raise RuntimeError(f"process {target} is no longer the sandbox's")
+        for fd in entries.values():
             os.setns(fd, 0)
             os.close(fd)
         os.fchdir(root)
@@ -174,6 +182,8 @@ def _join(conn: socket.socket, baseline: dict[str, str]) -> int:
         try:
             _become_kernel(conn, request)
             code = 0
+        except SystemExit as done:  # as a started kernel's process would exit
+            code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
         except BaseException as err:  # noqa: BLE001 - whatever happens, this process never returns
             _say(conn, f"failed {type(err).__name__}: {err}")
         finally:
@@ -209,13 +219,15 @@ def _become_kernel(conn: socket.socket, request: dict) -> None:
         raise OSError(ctypes.get_errno(), "could not set no_new_privs")
     if int(Path("/proc/self/status").read_text().split("CapEff:")[1].split()[0], 16) != 0:
         raise RuntimeError("the kernel still holds capabilities")
+    if os.getuid() == 0 and Path("/proc/self/uid_map").read_text().split() == ["0", "0", "4294967295"]:
+        raise RuntimeError("the kernel would run as the machine's root")
     _LAUNCH.set_rlimits(request["rlimits"])
     _say(conn, "ok")
     conn.detach()  # its file is closed below, with every other inherited one
     null = os.open("/dev/null", os.O_RDWR)
     for std in (0, 1, 2):
         os.dup2(null, std)
-    os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])  # the socket, and all else inherited
+    os.closerange(3, 1 << 30)  # the socket, and all else inherited
     _take_environment(request["env"], request["workdir"])
     import numpy as np
 
