@@ -162,9 +162,9 @@ def _split(nb, seconds: float) -> dict[str, float]:
 def breakdown(repeats: int) -> dict[str, dict[str, list[float]]]:
     """Where one submission's time goes, one job at a time, sandboxed as in a class run: the reference
     runs first and publishes its caches, then three of the class's submissions (solved, blank, wrong)
-    run from them in turns, each job's kernel in its own sandbox. The cells' times come from
+    run from them in turns, each job's kernel forked by one zygote into its own sandbox. The cells' times come from
     nbclient's `record_timing`, which grading leaves off; only this measurement turns it on."""
-    from grader.autograde import kernel, run, worker
+    from grader.autograde import kernel, run, worker, zygote
     from grader.autograde.jobs import Limits
 
     original = kernel._LimitedClient.__init__
@@ -184,6 +184,7 @@ def breakdown(repeats: int) -> dict[str, dict[str, list[float]]]:
 
     worker.runner.run = keep
     out: dict[str, dict[str, list[float]]] = {}
+    forks = zygote.shared()  # as a class run's worker has: each kernel is forked by it
     try:
         with tempfile.TemporaryDirectory(prefix="bench-parts-") as tmp:
             course = Path(tmp) / "course"
@@ -209,4 +210,6 @@ def breakdown(repeats: int) -> dict[str, dict[str, list[float]]]:
     finally:
         kernel._LimitedClient.__init__ = original
         worker.runner.run = original_run
+        if forks:
+            forks.stop()
     return out

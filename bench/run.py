@@ -192,8 +192,9 @@ def grading_section(grading: dict) -> list[str]:
         f"Outcomes seen: {', '.join(grading['statuses'])}.",
         "",
         f"Per-submission time in the kernel (start to last cell), median over all submissions: "
-        f"{med(per['on']):.2f} s sandboxed vs {med(per['off']):.2f} s with limits only: the sandbox adds "
-        f"{med(per['on']) - med(per['off']):+.2f} s per submission.",
+        f"{med(per['on']):.2f} s sandboxed, each kernel forked by its worker's zygote with JAX imported, vs "
+        f"{med(per['off']):.2f} s with limits only, each kernel started on its own and importing JAX itself "
+        f"({med(per['on']) - med(per['off']):+.2f} s per submission).",
         "",
         *stages_lines(grading.get("stages")),
         *breakdown_lines(grading.get("breakdown")),
@@ -231,9 +232,10 @@ def breakdown_lines(parts: dict[str, dict[str, list[float]]] | None) -> list[str
         "| --- |" + " --- |" * len(kinds),
         *(f"| {name} | " + " | ".join(f"{med(parts[k][name]):.2f}" for k in kinds) + " |" for name in names),
         "",
-        "*Kernel start* runs from the kernel's launch (limits, bubblewrap, Python, ipykernel) to its first "
-        "cell; the first code cell imports JAX. *Between cells* is the round trip of each cell's messages "
-        "(nbclient and the kernel) outside the cells' own code.",
+        "*Kernel start* runs from the kernel's launch (limits, bubblewrap, and the fork by the zygote, which "
+        "imported JAX and ipykernel once) to its first cell; the first code cell imports JAX, already loaded. "
+        "*Between cells* is the round trip of each cell's messages (nbclient and the kernel) outside the cells' "
+        "own code.",
         "",
     ]
 

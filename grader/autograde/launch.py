@@ -80,7 +80,9 @@ def die_with_parent() -> None:
 PLACEHOLDER = ("import os, sys\n"
                "os.write(int(sys.argv[2]), b'r')\n"
                "os.close(int(sys.argv[2]))\n"
-               "if os.read(int(sys.argv[1]), 1) == b'1':\n"
+               "go = os.read(int(sys.argv[1]), 1)\n"
+               "os.close(int(sys.argv[1]))\n"
+               "if go == b'1':\n"
                "    os.execv(sys.argv[3], sys.argv[3:])\n")
 
 
@@ -153,7 +155,7 @@ def run_joined(config: dict, prefix: list[str], kernel_argv: list[str], applied:
             conn.connect(config["zygote"]["socket"])
             conn.sendall((json.dumps(request) + "\n").encode())
             lines = _lines(conn)
-            first = next(lines, "failed: the zygote's joiner ended without a word")
+            first = next(lines, "failed the zygote's joiner ended without a word")
             if first == "ok":
                 joined, outcome = True, "joined"
             else:
@@ -168,7 +170,10 @@ def run_joined(config: dict, prefix: list[str], kernel_argv: list[str], applied:
             json.dump(record, f)
             f.truncate()
     if not joined:
-        os.write(go_w, b"1")  # the placeholder starts the kernel itself
+        try:
+            os.write(go_w, b"1")  # the placeholder starts the kernel itself
+        except OSError:
+            pass  # bubblewrap failed: its status says how
         _, status = os.waitpid(bwrap, 0)
         _end(os.waitstatus_to_exitcode(status))
     ended = next((line for line in lines if line.startswith("exit ")), None)
