@@ -291,7 +291,9 @@ def start() -> Zygote | None:
     from grader.autograde import sandbox
     from grader.autograde.launch import die_with_parent
 
-    folder = Path(tempfile.mkdtemp(prefix="jbj-zygote-"))  # 0700: only the grader reaches the socket
+    sweep()
+    # 0700: only the grader reaches the socket. Named by the process that owns it (`sweep`).
+    folder = Path(tempfile.mkdtemp(prefix=f"jbj-zygote-{os.getpid()}-"))
     try:
         with open(folder / "log", "w") as log:
             process = subprocess.Popen([sys.executable, "-c", MAIN, str(folder / "zygote.sock")],
@@ -305,6 +307,18 @@ def start() -> Zygote | None:
         zygote.stop()
         return None
     return zygote
+
+
+def sweep() -> int:
+    """Remove the folders (a socket and a log) of zygotes whose owner died without stopping them (a
+    worker killed at a job's deadline, say); returns how many. The zygote itself died with its owner."""
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob("jbj-zygote-*-*"):
+        owner = folder.name.split("-")[2]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists() and folder.stat().st_uid == os.getuid():
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 _SHARED: Zygote | None = None
