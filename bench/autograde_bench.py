@@ -159,15 +159,21 @@ def _split(nb, seconds: float) -> dict[str, float]:
     return parts
 
 
+#: The breakdown's last row: the whole job when its kernel gets no sealed cache (`worker.can_seal`).
+PUBLIC_ONLY = "whole job, public cells' compilations only"
+
+
 def breakdown(repeats: int) -> dict[str, dict[str, list[float]]]:
     """Where one submission's time goes, one job at a time, sandboxed as in a class run: the reference
     runs first and publishes its caches, then three of the class's submissions (solved, blank, wrong)
     run from them in turns, each job's kernel forked by one zygote into its own sandbox. The cells' times come from
-    nbclient's `record_timing`, which grading leaves off; only this measurement turns it on."""
+    nbclient's `record_timing`, which grading leaves off; only this measurement turns it on. Each job runs
+    twice in a row: as in a class run, its kernel given every compilation of the reference's, sealed (the
+    table's parts), then given only those of the public cells (the last row)."""
     from grader.autograde import kernel, run, worker, zygote
     from grader.autograde.jobs import Limits
 
-    original = kernel._LimitedClient.__init__
+    original, can_seal = kernel._LimitedClient.__init__, worker.can_seal
 
     def timed_init(self, *args, **kwargs):
         kwargs["record_timing"] = True
@@ -207,6 +213,13 @@ def breakdown(repeats: int) -> dict[str, dict[str, list[float]]]:
                     parts = _split(nb, seconds)
                     for name, value in {**parts, "whole job": seconds}.items():
                         out.setdefault(kind, {}).setdefault(name, []).append(value)
+                    # The same job again, its kernel given only the public cells' compilations.
+                    worker.can_seal = lambda *args, **kwargs: False
+                    try:
+                        worker.grade_spec(spec)
+                    finally:
+                        worker.can_seal = can_seal
+                    out[kind].setdefault(PUBLIC_ONLY, []).append(executed[-1][1])
     finally:
         kernel._LimitedClient.__init__ = original
         worker.runner.run = original_run

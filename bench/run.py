@@ -222,7 +222,8 @@ def breakdown_lines(parts: dict[str, dict[str, list[float]]] | None) -> list[str
     med = statistics.median
     kinds = list(parts)
     runs = len(next(iter(parts[kinds[0]].values())))
-    names = [*autograde_bench.PARTS, "whole job"]
+    names = [*autograde_bench.PARTS, "whole job", *([autograde_bench.PUBLIC_ONLY]
+                                                    if autograde_bench.PUBLIC_ONLY in parts[kinds[0]] else [])]
     return [
         "### Where a submission's time goes",
         "",
@@ -235,7 +236,9 @@ def breakdown_lines(parts: dict[str, dict[str, list[float]]] | None) -> list[str
         "*Kernel start* runs from the kernel's launch (limits, bubblewrap, and the fork by the zygote, which "
         "imported JAX and ipykernel once) to its first cell; the first code cell imports JAX, already loaded. "
         "*Between cells* is the round trip of each cell's messages (nbclient and the kernel) outside the cells' "
-        "own code.",
+        "own code. The solved submission is the reference solution as written, so its answers' programs "
+        "are the reference's and load from the sealed cache; a correct answer written another way loads only "
+        "the test cells' programs that do not depend on it, as the wrong one does.",
         "",
     ]
 

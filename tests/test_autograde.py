@@ -110,6 +110,10 @@ def test_gradebook_feedback_and_report_agree_with_grades_csv(graded):
     if sandbox.probe().sandboxed:  # every kernel came from a worker's zygote
         forked = re.search(r"Kernel start: (\d+) of (\d+) kernels were forked", report)
         assert forked and forked[1] == forked[2], report[:3000]
+    if sandbox.probe().sandboxed and sandbox.runs_as_root():
+        # Kernels that start once the reference has run get all its compilations, sealed.
+        sealed = re.search(r"JAX compilations: of (\d+) submissions' kernels, (\d+) started with every", report)
+        assert sealed and int(sealed[2]) > 0, report[:3000]
 
 
 # ---- what the class got wrong -------------------------------------------------------------------

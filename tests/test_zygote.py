@@ -18,6 +18,7 @@ import nbformat
 import pytest
 
 from grader.autograde import kernel, sandbox, zygote
+from grader.autograde.worker import seal_folder
 
 pytestmark = pytest.mark.slow
 
@@ -59,22 +60,25 @@ def forks():
     started.stop()
 
 
-def _run(tmp_path: Path, cells: list[str], socket: Path | None, **limits):
+def _run(tmp_path: Path, cells: list[str], socket: Path | None, *, private: bool = True, sealed: Path | None = None,
+         **limits):
     workdir, control = tmp_path / "w", tmp_path / "c"
     workdir.mkdir(parents=True)
     control.mkdir()
     os.chmod(workdir, 0o777)
     (workdir / "data.txt").write_text("the student's data")
+    if sealed is not None:
+        seal_folder(sealed, workdir / ".jax-cache")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source) for source in cells])
     result = kernel.run(nb, workdir, sandbox.Limits(cell_seconds=60, notebook_seconds=120, **limits), sandboxed=True,
-                        control=control, private=True, zygote=socket)
+                        control=control, private=private, zygote=socket)
     applied = json.loads((control / "launch.applied.json").read_text())
     return result, applied, workdir
 
 
-def _seen(result) -> dict:
-    text = "".join(out.get("text", "") for out in result.nb.cells[0].outputs)
-    assert text.strip(), result.nb.cells[0].outputs
+def _seen(result, cell: int = 0) -> dict:
+    text = "".join(out.get("text", "") for out in result.nb.cells[cell].outputs)
+    assert text.strip(), result.nb.cells[cell].outputs
     return json.loads(text.strip().splitlines()[-1])
 
 
@@ -99,6 +103,62 @@ def test_a_forked_kernel_is_as_confined_as_a_started_one(forks, tmp_path):
     assert seen["jax_cache"] == str(workdir / ".jax-cache") and seen["sid"], seen
     second, _, _ = _run(tmp_path / "b", [SELF], forks.socket)
     assert _seen(second)["random"] != seen["random"]
+
+
+#: A program both kernels compile, and how many of its compilations came from the JAX cache.
+COMPILE = r"""
+import jax, jax.numpy as jnp
+from jax import monitoring
+hits = []
+monitoring.register_event_listener(lambda event, **kw: hits.append(event) if event.endswith('/cache_hits') else None)
+print('result:', jax.jit(lambda x: jnp.sin(x) * 3 + 1)(jnp.arange(4.0)).tolist(), 'hits:', len(hits))
+"""
+
+#: What a kernel can do with the sealed cache folder in its own folder, and with the grader's copy.
+PROBE_SEALED = r"""
+import json, os, sys
+def attempt(action):
+    try:
+        action()
+        return 'done'
+    except OSError as err:
+        return type(err).__name__
+entry = next(name for name in NAMES)
+seen = {
+    'list': attempt(lambda: os.listdir('.jax-cache')),
+    'list_seed': attempt(lambda: os.listdir(SEED + '/.jax-cache')),
+    'read': attempt(lambda: open('.jax-cache/' + entry, 'rb').read()),
+    'write': attempt(lambda: open('.jax-cache/mine-cache', 'wb').write(b'x')),
+    'chmod': attempt(lambda: os.chmod('.jax-cache', 0o777)),
+    'remove': attempt(lambda: os.unlink('.jax-cache/' + entry)),
+    'rename': attempt(lambda: os.rename('.jax-cache/' + entry, '.jax-cache/other')),
+    'overwrite': attempt(lambda: open('.jax-cache/' + entry, 'r+b').write(b'x')),
+}
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.parametrize("how", ["forked", "started"])
+def test_a_sealed_cache_gives_a_kernel_the_entries_of_its_own_programs_and_no_list(forks, tmp_path, how):
+    """The reference run's JAX cache, sealed into a submission's folder (`worker.seal_folder`): does the
+    kernel load from it the programs it compiles itself, and can it not list it (there, or through the
+    grader's copy it was seeded from), change its mode, or remove, rename or overwrite an entry, while
+    it may still add its own? Only where the grader is root: the kernel is then another user."""
+    if os.geteuid() != 0:
+        pytest.skip("the grader seals a folder only as root (worker.can_seal)")
+    socket = forks.socket if how == "forked" else None
+    reference, _, reference_dir = _run(tmp_path / "ref", [COMPILE], socket, private=False)
+    made = sorted(p.name for p in (reference_dir / ".jax-cache").iterdir() if p.name.endswith("-cache"))
+    assert made and "hits: 0" in reference.nb.cells[0].outputs[0]["text"], reference.nb.cells[0].outputs
+    probe = PROBE_SEALED.replace("NAMES", repr(made)).replace("SEED", repr(sandbox.SEED))
+    result, applied, _ = _run(tmp_path / "sub", [COMPILE, probe], socket, sealed=reference_dir / ".jax-cache")
+    if socket:
+        assert applied["zygote"] == "joined", applied
+    assert result.nb.cells[0].outputs[0]["text"] == reference.nb.cells[0].outputs[0]["text"].replace(
+        "hits: 0", f"hits: {len(made)}"), (result.nb.cells[0].outputs, made)
+    denied = "PermissionError"
+    assert _seen(result, 1) == {"list": denied, "list_seed": denied, "read": "done", "write": "done",
+                                "chmod": denied, "remove": denied, "rename": denied, "overwrite": denied}
 
 
 def test_in_a_user_namespace_a_forked_kernel_gives_up_every_capability(forks, tmp_path, monkeypatch):

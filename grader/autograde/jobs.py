@@ -106,6 +106,16 @@ def _strict(cls, data: Any, what: str) -> dict:
     return dict(data)
 
 
+#: The caches a kernel starts from, by their folder's name in the kernel's folder: C++ builds, and
+#: the JAX compilations of the chapter's public cells (the reference run's, before its first answer
+#: or test cell ran).
+CACHES = (".build-cache", ".jax-cache")
+#: Every compilation the reference run made, its answer and test cells' included. A submission's
+#: kernel gets it only where it cannot list it (`worker.seal_folder`): it loads an entry by its key,
+#: the hash of a program it made itself, and learns nothing it did not have.
+SEALED_JAX_CACHE = ".jax-cache-sealed"
+
+
 @dataclass(frozen=True)
 class JobSpec:
     """What one grading process reads (`worker.grade_spec`): the notebook, the chapter's solution (and

@@ -121,8 +121,16 @@ def applied_lines(rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits)
         forked = sum(1 for a in ran if a.get("forked"))
         why = next((a["not_forked"] for a in ran if a.get("not_forked")), None)
         lines.append(f"Kernel start: {forked} of {n} kernels were forked, inside their own sandbox, by a process that "
-                     "had imported JAX and ipykernel once; the others started on their own" + (
-                         f" (the first reason: {why})" if why else "") + ".")
+                     "had imported JAX and ipykernel once" + ("" if forked == n else "; the others started on their own")
+                     + (f" (the first reason: {why})" if why else "") + ".")
+    kinds = [a.get("compilations") for a in ran if a.get("compilations") not in (None, "reference")]
+    if kinds:
+        sealed, public = kinds.count("sealed"), kinds.count("public")
+        lines.append(f"JAX compilations: of {len(kinds)} submissions' kernels, {sealed} started with every compilation "
+                     "of their chapter's reference run, in a folder they could open by name but not list; "
+                     f"{public} with those of its public cells only; {len(kinds) - sealed - public} with none (a "
+                     "kernel that starts before its chapter's reference run has made them gets fewer, and a folder "
+                     "is sealed only when the grader runs as root).")
     counts = {name: sum(1 for a in ran if name in a.get("cgroup", [])) for name in ("processes", "memory", "cpu")}
     words = {"processes": f"at most {limits.processes} processes and threads",
              "memory": f"{limits.memory_bytes >> 20} MiB for the whole process tree",

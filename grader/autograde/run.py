@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader.autograde import sandbox
-from grader.autograde.jobs import Job, JobSpec, KernelRun, Outcome
+from grader.autograde.jobs import CACHES, SEALED_JAX_CACHE, Job, JobSpec, KernelRun, Outcome
 from grader.course import repo_root
 
 
@@ -229,7 +229,8 @@ def run_job(course: Path, job: Job, folder: Path, limits: sandbox.Limits, sandbo
 
     Its kernel starts with a copy of the caches in `warm` (C++ builds, JAX compilations) if they
     exist yet. With `publish` (the reference run), the caches as they are when its first answer
-    or test cell starts are copied there: they hold only what the public cells before it made."""
+    or test cell starts are copied there: they hold only what the public cells before it made.
+    So are, once it ends, all its JAX compilations, which a kernel gets only sealed (`worker.seal_folder`)."""
     sources = {ch: course / "solutions" / ch / f"{ch}.ipynb" for ch in {*known, job.chapter}}
     spec = job_spec(job.student, job.chapter, job.notebook, sources, folder / EXECUTED, limits, sandboxed, warm,
                     publish)
@@ -245,7 +246,7 @@ def job_spec(student: str, chapter: str, notebook: Path, sources: dict[str, Path
     """What a grading process reads (`worker.grade_spec`): the notebook, the chapter's solution (and the
     other chapters', to name a notebook of the wrong chapter), where the executed notebook goes, and
     the caches folder its kernel starts from, or, with `publish`, fills."""
-    folders = {name: caches / name for name in (".build-cache", ".jax-cache")}
+    folders = {name: caches / name for name in (*CACHES, SEALED_JAX_CACHE)}
     return JobSpec(student, chapter, notebook, sources[chapter], executed, limits, sandboxed,
                    other_sources={ch: path for ch, path in sources.items() if ch != chapter},
                    seed_caches={} if publish else folders, publish_caches=folders if publish else {})
@@ -379,8 +380,8 @@ def reference_file(cache: Path, chapter: str, key: str) -> Path:
 
 def warm_folder(cache: Path, chapter: str, key: str) -> Path:
     """Where `cache` keeps the caches (C++ builds, JAX compilations) a reference run of `chapter` made
-    before its first answer cell, under its `reference_key`: every later kernel of the chapter starts
-    from a copy."""
+    before its first answer cell, and every compilation it made (`jobs.SEALED_JAX_CACHE`), under its
+    `reference_key`: every later kernel of the chapter starts from a copy."""
     return cache / f"warm-{chapter}-{key}"
 
 

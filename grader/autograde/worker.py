@@ -34,8 +34,8 @@ skip_unused_schema_formats()  # before nbformat: each grading worker imports it 
 
 import nbformat  # noqa: E402
 
-from grader.autograde import kernel as runner, zygote
-from grader.autograde.jobs import JobSpec, KernelRun
+from grader.autograde import kernel as runner, sandbox, zygote
+from grader.autograde.jobs import CACHES, SEALED_JAX_CACHE, JobSpec, KernelRun
 from grader.autograde.launch import die_with_parent
 from grader.notebook import record
 from grader.course import read_notebook
@@ -124,20 +124,28 @@ def grade_spec(spec: JobSpec, scratch: Path | None = None) -> KernelRun:
         workdir, control = tmp_path / "w", tmp_path / "c"
         control.mkdir(mode=0o700)
         copy_submission_folder(spec.notebook.parent, workdir)
-        # Caches (C++ builds, JAX compilations) made by the grader's own runs: each kernel gets
-        # a private copy, so nothing one submission writes can reach another.
-        for name, seed in spec.seed_caches.items():
-            if seed.is_dir():
-                shutil.copytree(seed, workdir / name, dirs_exist_ok=True)
-        os.chmod(workdir, 0o777)
         targets = spec.publish_caches
+        # Caches (C++ builds, JAX compilations) made by the grader's own runs: each kernel gets
+        # a private copy, so nothing one submission writes can reach another. Where the kernel
+        # cannot list a folder the grader seals (`seal_folder`), its JAX cache holds every
+        # compilation of the reference run, else only those of the public cells.
+        sealed = spec.seed_caches.get(SEALED_JAX_CACHE)
+        sealed = sealed if sealed is not None and sealed.is_dir() and can_seal(spec.sandboxed, private=not targets) \
+            else None
+        for name, seed in spec.seed_caches.items():
+            if name == ".jax-cache" and sealed is not None:
+                seal_folder(sealed, workdir / name)
+            elif name in CACHES and seed.is_dir():
+                remove_path(workdir / name)  # the grader's name: what a submission put there goes
+                shutil.copytree(seed, workdir / name)
+        os.chmod(workdir, 0o777)
         published = []
 
         def publish() -> None:
             # Called before the first answer or test cell runs: so far only public cells have.
             published.append(True)
             for name, target in targets.items():
-                if (workdir / name).is_dir():
+                if name in CACHES and (workdir / name).is_dir():
                     publish_folder(workdir / name, target)
 
         first = next((i for i, cell in enumerate(prepared.nb.cells) if cell.cell_type == "code" and (
@@ -152,6 +160,17 @@ def grade_spec(spec: JobSpec, scratch: Path | None = None) -> KernelRun:
                          before_cell=hooks, private=not targets, zygote=forks.socket if forks else None)
         if targets and not published and (first is None or run.stopped_at is None or run.stopped_at < first):
             publish()  # no answer or test cell ran at all
+        if SEALED_JAX_CACHE in targets and (workdir / ".jax-cache").is_dir():
+            publish_folder(workdir / ".jax-cache", targets[SEALED_JAX_CACHE])  # now with every cell's
+
+    # Which of the reference's JAX compilations the kernel started with (the report counts them).
+    if targets:
+        compilations = "reference"  # the reference run makes them
+    elif sealed is not None:
+        compilations = "sealed"
+    else:
+        public = spec.seed_caches.get(".jax-cache")
+        compilations = "public" if public is not None and public.is_dir() else "none"
 
     nb = run.nb
     notes = [*prepared.notes, *run.notes]
@@ -183,7 +202,8 @@ def grade_spec(spec: JobSpec, scratch: Path | None = None) -> KernelRun:
     nbformat.write(nb, spec.executed)
     return KernelRun(reason=run.reason, notes=notes, records=records, missing=prepared.missing,
                      stopped_at=run.stopped_at, stopped_cell=stopped_cell, timed_out=run.timed_out,
-                     truncated=run.truncated, flagged=prepared.flagged, applied=run.applied,
+                     truncated=run.truncated, flagged=prepared.flagged,
+                     applied={**run.applied, "compilations": compilations} if run.applied else run.applied,
                      seconds=round(run.seconds, 2))
 
 
@@ -196,6 +216,37 @@ def publish_folder(src: Path, dst: Path) -> None:
         os.rename(staging, dst)
     except OSError:  # already there, from an earlier run with the same key: keep that one
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def can_seal(sandboxed: bool, private: bool) -> bool:
+    """Can a kernel be given a folder it cannot list? Only a sandboxed kernel in a private folder whose
+    user is not the grader's: the grader is root, the kernel `nobody`. (Without root the kernel runs
+    as the grader's own user, who owns the folder and may make it readable again.)"""
+    return sandboxed and private and sandbox.runs_as_root()
+
+
+def seal_folder(src: Path, dst: Path) -> None:
+    """Copy the files of `src` to `dst` (replacing whatever the submission put there) so that the
+    kernel's user can open each one by its name but not list them: the folder is root's, mode
+    d-wx-wx-wt (search and add, not read; the sticky bit keeps root's files from being removed or
+    renamed), its files root's and read-only. A JAX cache there gives a kernel the entry of each
+    program it compiles itself (the file's name is a hash of the program) and can still take the
+    kernel's own. `launch.enter_folder` keeps it root's when it hands the folder over."""
+    remove_path(dst)
+    dst.mkdir()
+    for entry in os.scandir(src):
+        if entry.is_file(follow_symlinks=False):
+            shutil.copyfile(entry.path, dst / entry.name)
+            os.chmod(dst / entry.name, 0o444)
+    os.chmod(dst, 0o1333)
+
+
+def remove_path(path: Path) -> None:
+    """Remove a file, symlink or folder, if there is one."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.is_symlink() or path.exists():
+        path.unlink()
 
 
 def files_within(folder: Path, budget: int = MAX_COPY_BYTES, skip: Path | None = None) -> list[Path]:
