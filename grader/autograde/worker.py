@@ -230,8 +230,8 @@ def seal_folder(src: Path, dst: Path) -> None:
     kernel's user can open each one by its name but not list them: the folder is root's, mode
     d-wx-wx-wt (search and add, not read; the sticky bit keeps root's files from being removed or
     renamed), its files root's and read-only. A JAX cache there gives a kernel the entry of each
-    program it compiles itself (the file's name is a hash of the program) and can still take the
-    kernel's own. `launch.enter_folder` keeps it root's when it hands the folder over."""
+    program it compiles itself (a file's name is the jitted function's name and a hash of its
+    program) and still takes the kernel's own. `launch.enter_folder` keeps it root's when it hands the folder over."""
     remove_path(dst)
     dst.mkdir()
     for entry in os.scandir(src):
