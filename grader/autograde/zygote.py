@@ -114,10 +114,6 @@ def _launcher():
     return module
 
 
-def _libc():
-    return ctypes.CDLL(None, use_errno=True)
-
-
 def _say(conn: socket.socket, line: str) -> None:
     try:
         conn.sendall((line + "\n").encode())
@@ -209,7 +205,9 @@ def _drop_capabilities(libc) -> None:
 
 def _become_kernel(conn: socket.socket, request: dict) -> None:
     """The kernel, in the sandbox: its folder, its user, its limits, its files, then ipykernel."""
-    libc = _libc()
+    libc = _LAUNCH._LIBC  # the C library, as launch.py loaded it (prctl, capset)
+    if libc is None:
+        raise OSError("no C library to set the kernel's privileges with")
     os.setsid()
     os.chdir(request["workdir"])
     _LAUNCH.enter_folder(request["seed"], request["uid"], request["gid"])  # the folder; the user, when root
