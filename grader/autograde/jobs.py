@@ -111,8 +111,8 @@ def _strict(cls, data: Any, what: str) -> dict:
 #: or test cell ran).
 CACHES = (".build-cache", ".jax-cache")
 #: Every compilation the reference run made, its answer and test cells' included. A submission's
-#: kernel gets it only where it cannot list it (`worker.seal_folder`): it loads an entry by its key,
-#: the hash of a program it made itself, and learns nothing it did not have.
+#: kernel gets it only where it cannot list it (`worker.seal_folder`): it opens an entry by its name
+#: (the jitted function's name and a hash of its program), so it loads only programs it made itself.
 SEALED_JAX_CACHE = ".jax-cache-sealed"
 
 
