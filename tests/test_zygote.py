@@ -116,14 +116,14 @@ print('result:', jax.jit(lambda x: jnp.sin(x) * 3 + 1)(jnp.arange(4.0)).tolist()
 
 #: What a kernel can do with the sealed cache folder in its own folder, and with the grader's copy.
 PROBE_SEALED = r"""
-import json, os, sys
+import json, os
 def attempt(action):
     try:
         action()
         return 'done'
     except OSError as err:
         return type(err).__name__
-entry = next(name for name in NAMES)
+entry = NAMES[0]
 seen = {
     'list': attempt(lambda: os.listdir('.jax-cache')),
     'list_seed': attempt(lambda: os.listdir(SEED + '/.jax-cache')),
