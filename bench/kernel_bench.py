@@ -219,7 +219,7 @@ def faults_per_call(call, calls=5):
         counts.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     return sorted(counts)[len(counts) // 2]
 
-def measure(label, shape, sides, nbytes, check_with, probe=False):
+def measure(label, shape, sides, nbytes, check_with, probe=False, alone=()):
     # Times `sides` (each checked against `check_with` first) in turns; with `probe`, the in-place
     # scale probe over a buffer of the same shape is first timed in turns with "fast" alone (the
     # bandwidth goal's pair), then joins the row's rounds as the side "scale".
@@ -247,6 +247,12 @@ def measure(label, shape, sides, nbytes, check_with, probe=False):
                  "faults": {k: faults_per_call(call) for k, call in calls.items()}})
     if probe:
         rows[-1]["pair_ms"] = {k: t.median * 1e3 for k, t in pair.items()}
+    if alone:
+        # In turns, the calls of the other sides (the slow naive kernel's above all) fall between
+        # a side's own and evict what it had in the caches; a cache-sized shape feels it most.
+        # Timed again, each side alone, its calls back to back.
+        rows[-1]["alone_ms"] = {k: timing.compare({k: calls[k]}, repeats=rounds, warmup=2)[k].median * 1e3
+                                for k in alone}
     return times
 
 forward = lambda s: 8 * s[0] * s[1]
@@ -266,7 +272,7 @@ if mode == "one-thread":
     sys.exit(0)
 
 for shape in [(4096, 256), (16384, 1024), (64, 65536), (65536, 64)]:
-    measure("out of place", shape, out_of_place, forward, jax.jit(ref))
+    measure("out of place", shape, out_of_place, forward, jax.jit(ref), alone=("jnp", "fast"))
 for shape in [(4096, 256), (16384, 1024)]:
     measure("in place (donated)", shape, in_place, forward, jax.jit(ref), probe=True)
 
@@ -482,10 +488,34 @@ def section(result: dict) -> list[str]:
     said = [f"{goal.text}: **{goal.shown}** ({'met' if goal.met else 'not met'}{_busy(goal.row)})"
             for goal in goals(result)]
     lines += ["", "Goals, from this run: " + "; ".join(said) + ".", ""]
+    lines += _alone_lines(result)
     lines += _runs_lines(result)
     lines += _one_thread_lines(result)
     lines += _wait_lines(result)
     return lines
+
+
+def _alone_lines(result: dict) -> list[str]:
+    """The out-of-place rows again, each side timed alone: what the rotation does to each."""
+    rows = [r for r in result["rows"] if "alone_ms" in r]
+    if not rows:
+        return []
+    lines = ["### Each side alone: what taking turns does to a row",
+             "",
+             "In the table above the sides take turns, so between two calls of one side come the calls of "
+             "the others, the slow one-thread naive kernel's among them, which evict what the first had in "
+             "the caches. Here each out-of-place row's `jnp` and fast kernel are timed again, in the same "
+             "process just after the row, each alone with its calls back to back (caches as warm as the "
+             "shape allows). The goals above are judged in turns; a shape that fits in the caches (4096×256) "
+             "shows how much of its ratio the turns make.",
+             "",
+             "| shape | jnp alone | fast alone | fast / jnp, each alone | fast / jnp, in turns |",
+             "| --- | --- | --- | --- | --- |"]
+    for row in rows:
+        a, m = row["alone_ms"], row["median_ms"]
+        lines.append(f"| {row['shape'][0]}×{row['shape'][1]} | {a['jnp']:.3f} ms | {a['fast']:.3f} ms | "
+                     f"{a['fast'] / a['jnp']:.2f}x | {m['fast'] / m['jnp']:.2f}x |")
+    return lines + [""]
 
 
 def _one_thread_lines(result: dict) -> list[str]:
