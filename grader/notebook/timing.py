@@ -71,7 +71,7 @@ def rounds_cap() -> int | None:
 
 
 def compare(calls: dict[str, Callable[[], Any]], *, repeats: int = 30, warmup: int = 3,
-            seed: int = 0) -> dict[str, Timing]:
+            seed: int = 0, back_to_back: int = 1) -> dict[str, Timing]:
     """Time each zero-argument call `repeats` times, taking turns, after `warmup` untimed rounds.
 
     Taking turns (each round runs every side once) spreads a noisy moment of the machine over every
@@ -80,15 +80,21 @@ def compare(calls: dict[str, Callable[[], Any]], *, repeats: int = 30, warmup: i
     order a side would always run right after the same other side, whose leftovers (its data in
     the caches, the buffers it freed, the threads it woke or left asleep) make the next call faster
     or slower, always the same one. The warm-up rounds, in the order given, compile and fill caches.
-    With $JBJ_TIMING_ROUNDS set, at most that many rounds are timed after at most one warm-up round.
+    With $JBJ_TIMING_ROUNDS set, at most that many rounds are timed after at most one warm-up round,
+    one call per side each.
+
+    With `back_to_back` above 1, a side's turn is one untimed call and then `back_to_back` timed
+    calls in a row, each a sample: what the other sides' calls evicted from the caches, the untimed
+    call brings back, so each side is timed with the caches as warm as its own calls leave them, as
+    if it ran alone, while the turns still spread a noisy moment over every side.
     """
     if not calls:
         raise ValueError("compare() needs at least one call to time")
-    if repeats < 1 or warmup < 0:
-        raise ValueError("repeats must be at least 1 and warmup at least 0")
+    if repeats < 1 or warmup < 0 or back_to_back < 1:
+        raise ValueError("repeats and back_to_back must be at least 1 and warmup at least 0")
     cap = rounds_cap()
     if cap is not None:
-        repeats, warmup = min(repeats, cap), min(warmup, 1)
+        repeats, warmup, back_to_back = min(repeats, cap), min(warmup, 1), 1
     for _ in range(warmup):
         for call in calls.values():
             jax.block_until_ready(call())
@@ -97,7 +103,10 @@ def compare(calls: dict[str, Callable[[], Any]], *, repeats: int = 30, warmup: i
     for _ in range(repeats):
         shuffle(order)
         for name in order:
-            timings[name].samples.append(run_once(calls[name]))
+            if back_to_back > 1:
+                jax.block_until_ready(calls[name]())
+            for _ in range(back_to_back):
+                timings[name].samples.append(run_once(calls[name]))
     return timings
 
 
