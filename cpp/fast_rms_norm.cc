@@ -6,7 +6,7 @@
 //   RmsNormFastFwd   the same, also returning each row's scale for the backward pass
 //   RmsNormFastBwd   the backward pass, vectorised and threaded
 //   RmsNormFastBwdRecompute   the same from x alone: each row's scale computed again
-//   StreamRead / StreamWrite / StreamTriad   bandwidth probes on the same thread pool
+//   StreamRead / StreamWrite / StreamTriad / StreamScale   bandwidth probes on the same thread pool
 // Out of place, the four kernels ask for huge pages for a fresh output (AdviseHugePages), and the
 // three threaded ones write a large one with streaming stores (StreamStores).
 #include <algorithm>
@@ -23,8 +23,10 @@ namespace ffi = xla::ffi;
 namespace {
 
 // Rows per task: about 256 KiB of floats, so that handing a task to another thread (microseconds)
-// costs little next to the task, and inputs of a few hundred KiB stay on one thread.
-std::int64_t ChunkRows(std::int64_t n) { return std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(n, 1)); }
+// costs little next to the task, and inputs of a few hundred KiB stay on one thread; and at least
+// four rows, so that a task's rows overlap the reading of one with the writing of another
+// (ForwardRows), which a task of one row cannot.
+std::int64_t ChunkRows(std::int64_t n) { return std::max<std::int64_t>(4, 65536 / std::max<std::int64_t>(n, 1)); }
 
 // The number of rows (the product of every axis but the last) and the row length n of x.
 ffi::Error Shape(const ffi::Buffer<ffi::F32>& x, const char* who, std::int64_t* rows, std::int64_t* n) {

@@ -89,26 +89,30 @@ inline bool StreamStores(std::size_t output_bytes) {
 #endif
 }
 
-#if JBJ_STREAM_STORES
+// The width of the widest vector register the compiler may use, in floats.
 #if defined(__AVX512F__)
-constexpr int kStreamWidth = 16;
+constexpr int kVecWidth = 16;
 #elif defined(__AVX__)
-constexpr int kStreamWidth = 8;
+constexpr int kVecWidth = 8;
 #else
-constexpr int kStreamWidth = 4;
+constexpr int kVecWidth = 4;
 #endif
-// kStreamWidth floats as one value, the width of the widest vector register the compiler may use;
-// +, - and * work lane by lane, also with a plain float (GCC's and Clang's vector extensions).
-typedef float StreamVec __attribute__((vector_size(kStreamWidth * sizeof(float))));
+static_assert(kLanes % kVecWidth == 0, "a row's lane sums must fill whole vectors");
+// kVecWidth floats as one value; +, - and * work lane by lane, also with a plain float (GCC's and
+// Clang's vector extensions, on any CPU).
+typedef float Vec __attribute__((vector_size(kVecWidth * sizeof(float))));
 
-inline StreamVec VecLoad(const float* p) {
-  StreamVec v;
+inline Vec VecLoad(const float* p) {
+  Vec v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
 
+inline void VecStore(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
+
+#if JBJ_STREAM_STORES
 // Stores v at p (which must be aligned to the vector's size) with a streaming store.
-inline void VecStream(float* p, StreamVec v) {
+inline void VecStream(float* p, Vec v) {
 #if defined(__AVX512F__)
   _mm512_stream_ps(p, (__m512)v);
 #elif defined(__AVX__)
@@ -120,13 +124,13 @@ inline void VecStream(float* p, StreamVec v) {
 
 // out[i] = one(i) for i in [0, n), with streaming stores where out is aligned for them (the first
 // few elements, up to the alignment, and the tail are stored plainly). `vec(i)` computes elements
-// [i, i + kStreamWidth) at once, by the same formula as `one`.
-template <typename One, typename Vec>
-inline void StreamRow(float* out, std::int64_t n, One one, Vec vec) {
-  constexpr std::uintptr_t align = kStreamWidth * sizeof(float);
+// [i, i + kVecWidth) at once, by the same formula as `one`.
+template <typename One, typename Many>
+inline void StreamRow(float* out, std::int64_t n, One one, Many vec) {
+  constexpr std::uintptr_t align = kVecWidth * sizeof(float);
   std::int64_t i = 0;
   for (; i < n && reinterpret_cast<std::uintptr_t>(out + i) % align != 0; ++i) out[i] = one(i);
-  for (; i + kStreamWidth <= n; i += kStreamWidth) VecStream(out + i, vec(i));
+  for (; i + kVecWidth <= n; i += kVecWidth) VecStream(out + i, vec(i));
   for (; i < n; ++i) out[i] = one(i);
 }
 #endif
@@ -139,24 +143,95 @@ inline void StreamFence() {
 #endif
 }
 
-// y = x * s for rows [begin, end). x and y may be the same memory (in place): each row is read
-// in full before any of it is written. With `stream`, y is written with streaming stores.
+// The scale of a row from its kLanes partial sums of squares and the sum of its last n % kLanes
+// squares, added up exactly as DotLanes does (so both give the same float).
+inline float ScaleFromLanes(float* acc, float tail, std::int64_t n, float eps) {
+  for (int width = kLanes / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) acc[j] += acc[j + width];
+  }
+  const float mean = n > 0 ? (acc[0] + tail) / float(n) : 0.0f;
+  return 1.0f / std::sqrt(mean + eps);
+}
+
+// One row of the forward pass, yr = xr * s; with kSumNext, the same loop also sums the squares of
+// the next row `xn` and returns that row's scale. Reading the next row while writing this one keeps
+// the memory system busy both ways at once; row after row, a thread would first only read (the sum)
+// and then mostly write (the result). Lane j of the sum takes the same elements as in DotLanes, so
+// the scale is the same float as RowScale's. Each block of kLanes is loaded before any of it is
+// stored, so yr may be xr (in place), and then xn is yr + n, which no store reaches. With `stream`,
+// yr gets streaming stores if it starts on a vector boundary (a row that does not, which happens
+// only when a row's bytes are not a multiple of the vector's, is stored plainly).
+template <bool kSumNext>
+inline float ScaleRowPass(const float* xr, float* yr, const float* xn, std::int64_t n, float s, float eps,
+                          bool stream) {
+  constexpr int kVecs = kLanes / kVecWidth;   // lane j of DotLanes is lane j % kVecWidth of acc[j / kVecWidth]
+  Vec acc[kVecs] = {};
+#if JBJ_STREAM_STORES
+  const bool streamed = stream && reinterpret_cast<std::uintptr_t>(yr) % (kVecWidth * sizeof(float)) == 0;
+#else
+  (void)stream;
+  const bool streamed = false;
+#endif
+  auto block = [&](std::int64_t i) {
+    Vec here[kVecs], next[kVecs];
+    for (int k = 0; k < kVecs; ++k) {
+      here[k] = VecLoad(xr + i + k * kVecWidth);
+      if (kSumNext) next[k] = VecLoad(xn + i + k * kVecWidth);
+    }
+    for (int k = 0; k < kVecs; ++k) {
+#if JBJ_STREAM_STORES
+      if (streamed) {
+        VecStream(yr + i + k * kVecWidth, here[k] * s);
+        continue;
+      }
+#endif
+      VecStore(yr + i + k * kVecWidth, here[k] * s);
+    }
+    if (kSumNext) {
+      for (int k = 0; k < kVecs; ++k) acc[k] += next[k] * next[k];
+    }
+  };
+  const std::int64_t full = n - n % kLanes;
+  for (std::int64_t i = 0; i < full; i += kLanes) block(i);
+  float tail = 0.0f;
+  if (kSumNext) {
+    for (std::int64_t k = full; k < n; ++k) tail += xn[k] * xn[k];   // as DotLanes sums its tail
+  }
+  for (std::int64_t k = full; k < n; ++k) yr[k] = xr[k] * s;
+  if (!kSumNext) return 0.0f;
+  float lanes[kLanes];
+  for (int k = 0; k < kVecs; ++k) std::memcpy(lanes + k * kVecWidth, &acc[k], sizeof acc[k]);
+  return ScaleFromLanes(lanes, tail, n, eps);
+}
+
+// y = x * s for rows [begin, end). x and y may be the same memory (in place): each element of a row
+// is read before it is written, and the next row is only read. With `stream`, y is written with
+// streaming stores. Each row's loop also sums the squares of the next row (ScaleRowPass), so only
+// the first row of the range is read on its own; no row outside the range is touched (in place,
+// another thread may be writing it). Built with -DJBJ_NO_PIPELINE, each row is summed and then
+// scaled, one after the other, as chapter 12 first writes it, to measure the difference.
 inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t begin,
                         std::int64_t end, std::int64_t n, float eps, bool stream = false) {
-  for (std::int64_t r = begin; r < end; ++r) {
-    const float* xr = x + r * n;
-    float* yr = y + r * n;
-    const float s = RowScale(xr, n, eps);
-    if (scale != nullptr) scale[r] = s;
-#if JBJ_STREAM_STORES
-    if (stream) {
-      StreamRow(yr, n, [&](std::int64_t i) { return xr[i] * s; },
-                [&](std::int64_t i) { return VecLoad(xr + i) * s; });
-      continue;
+#ifndef JBJ_NO_PIPELINE
+  if (begin < end) {
+    float s = RowScale(x + begin * n, n, eps);
+    for (std::int64_t r = begin; r < end; ++r) {
+      if (scale != nullptr) scale[r] = s;
+      const float* xr = x + r * n;
+      if (r + 1 < end) {
+        s = ScaleRowPass<true>(xr, y + r * n, xr + n, n, s, eps, stream);
+      } else {
+        ScaleRowPass<false>(xr, y + r * n, nullptr, n, s, eps, stream);
+      }
     }
-#endif
-    for (std::int64_t i = 0; i < n; ++i) yr[i] = xr[i] * s;   // plain stores (also where none stream)
   }
+#else
+  for (std::int64_t r = begin; r < end; ++r) {
+    const float s = RowScale(x + r * n, n, eps);
+    if (scale != nullptr) scale[r] = s;
+    ScaleRowPass<false>(x + r * n, y + r * n, nullptr, n, s, eps, stream);
+  }
+#endif
   if (stream) StreamFence();
 }
 
