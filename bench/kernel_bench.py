@@ -3,7 +3,10 @@
 The main table runs in one fresh Python process: the bandwidth probes first (64 MiB, with XLA's intra-op
 thread pool, best run of each, as STREAM reports), then each shape's sides timed in turns, round
 after round, each round in a new (seeded) order, with grader.timing (the helper the chapter uses), and
-reported as medians. Every side
+reported as medians. A side's turn is one untimed call and then 3 timed calls in a row
+(`timing.compare(..., back_to_back=3)`): the untimed call brings back into the caches what the other
+sides' calls evicted, so each side is timed as if it ran alone, with the caches as its own calls leave
+them, while the turns still spread the machine's noisy moments over every side. Every side
 of a row gets the same threads (XLA's pool). An in-place row times XLA both plainly and with its
 input donated, and the kernel is compared with the faster of the two. GB/s counts the bytes a kernel
 must move: 8 per element forward (read x, write y), 12 backward (read x and the cotangent, write
@@ -17,7 +20,9 @@ is the kernel's rate as a share of that probe's, the two timed just before the r
 their own (medians), so both meet the machine at the same moments and no other side's calls
 fall between them. The share of the limit (a best run from the start of the process) and the
 share in the row's own rounds are shown beside it. Out of place, the kernel writes outputs
-of 8 to 32 MiB (the 16 MiB rows) with streaming stores (chapter 12, section 6). The backward rows
+of 8 to 32 MiB (the 16 MiB rows) with streaming stores, and each row's loop also sums the next row's
+squares (chapter 12, section 6); the out-of-place rows are also timed against `y = 2 * x`, a plain
+pass over the same bytes. The backward rows
 are the gradient of sum(rms_norm(x) * w), whose cotangent is w, timed side by side with `jnp`'s:
 *scale saved*, whose forward custom call writes y and each row's scale for the backward one
 (`RmsNormFastFwd`, `RmsNormFastBwd`); the kernel's own, whose forward is the plain `RmsNormFast`
@@ -219,16 +224,23 @@ def faults_per_call(call, calls=5):
         counts.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     return sorted(counts)[len(counts) // 2]
 
-def measure(label, shape, sides, nbytes, check_with, probe=False, alone=()):
-    # Times `sides` (each checked against `check_with` first) in turns; with `probe`, the in-place
-    # scale probe over a buffer of the same shape is first timed in turns with "fast" alone (the
-    # bandwidth goal's pair), then joins the row's rounds as the side "scale".
+# Each side's turn in a round: one untimed call, then BACK timed calls in a row (timing.compare's
+# back_to_back), so a side is timed with the caches as its own calls leave them, not as the other
+# sides' calls (the slow naive kernel's above all) left them.
+BACK = 3
+
+def measure(label, shape, sides, nbytes, check_with, probe=False, turns=(), floors=None):
+    # Times `sides` (each checked against `check_with` first) in turns of BACK calls each; with `probe`,
+    # the in-place scale probe over a buffer of the same shape is first timed in turns with "fast" alone
+    # (the bandwidth goal's pair), then joins the row's rounds as the side "scale". `floors` are sides
+    # that compute 2 * x, checked as such. The sides named in `turns` are timed again, one call per turn.
     host = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
     expected = np.asarray(check_with(jnp.asarray(host)))
     calls = {}
-    for name, (fn, donated) in sides.items():
+    for name, (fn, donated) in {**sides, **(floors or {})}.items():
         got = np.asarray(fn(jnp.asarray(host)))
-        np.testing.assert_allclose(got, expected, rtol=3e-5, atol=3e-5)      # every side computes the same thing
+        want = 2 * host if name in (floors or {}) else expected
+        np.testing.assert_allclose(got, want, rtol=3e-5, atol=3e-5)      # every side computes what it should
         x = jnp.asarray(host)
         calls[name] = timing.Chain(fn, x) if donated else (lambda fn=fn, x=x: fn(x))
     rounds = max(5, repeats // 3) if shape[0] * shape[1] >= 4 * 1024 * 1024 else repeats
@@ -239,7 +251,7 @@ def measure(label, shape, sides, nbytes, check_with, probe=False, alone=()):
         # calls (XLA's allocate, fault in and free 64 MiB each) fall between them.
         pair = timing.compare({"fast": calls["fast"], "scale": calls["scale"]}, repeats=rounds, warmup=2)
     before = cpu_ticks()
-    times = timing.compare(calls, repeats=rounds, warmup=2)
+    times = timing.compare(calls, repeats=rounds, warmup=2, back_to_back=BACK)
     rows.append({"label": label, "shape": list(shape), "nbytes": nbytes(shape),
                  "median_ms": {k: t.median * 1e3 for k, t in times.items()},
                  "spread_ms": {k: t.spread * 1e3 for k, t in times.items()},
@@ -247,15 +259,19 @@ def measure(label, shape, sides, nbytes, check_with, probe=False, alone=()):
                  "faults": {k: faults_per_call(call) for k, call in calls.items()}})
     if probe:
         rows[-1]["pair_ms"] = {k: t.median * 1e3 for k, t in pair.items()}
-    if alone:
-        # In turns, the calls of the other sides (the slow naive kernel's above all) fall between
-        # a side's own and evict what it had in the caches; a cache-sized shape feels it most.
-        # Timed again, each side alone, its calls back to back.
-        rows[-1]["alone_ms"] = {k: timing.compare({k: calls[k]}, repeats=rounds, warmup=2)[k].median * 1e3
-                                for k in alone}
+    if turns:
+        # Timed again one call per turn, as the course's earlier reports did: between two calls of a
+        # side come the others', which evict what it had in the caches.
+        again = timing.compare({k: calls[k] for k in turns}, repeats=rounds, warmup=2)
+        rows[-1]["turns_ms"] = {k: t.median * 1e3 for k, t in again.items()}
     return times
 
 forward = lambda s: 8 * s[0] * s[1]
+# A plain pass over the same bytes out of place: y = 2 * x, by XLA and on the pool in the probes' chunks
+# (StreamScale without aliasing writes a fresh output), with plain stores.
+floors = {"xla 2x": (jax.jit(lambda x: x * 2), False),
+          "pool 2x": (jax.jit(lambda x: jax.ffi.ffi_call("bench.StreamScale", jax.ShapeDtypeStruct(x.shape, x.dtype))(
+              x, q=np.float32(2))), False)}
 out_of_place = {"jnp": (jax.jit(ref), False), "naive": (jax.jit(lambda x: ffi("bench.naive", x)), False),
                 "fast": (jax.jit(lambda x: ffi("bench.RmsNormFast", x)), False)}
 # In place, XLA's fastest is not always the donated call, so both are timed: a result in place
@@ -272,7 +288,7 @@ if mode == "one-thread":
     sys.exit(0)
 
 for shape in [(4096, 256), (16384, 1024), (64, 65536), (65536, 64)]:
-    measure("out of place", shape, out_of_place, forward, jax.jit(ref), alone=("jnp", "fast"))
+    measure("out of place", shape, out_of_place, forward, jax.jit(ref), turns=("jnp", "naive", "fast"), floors=floors)
 for shape in [(4096, 256), (16384, 1024)]:
     measure("in place (donated)", shape, in_place, forward, jax.jit(ref), probe=True)
 
@@ -314,7 +330,7 @@ for shape in [(4096, 256), (16384, 1024)]:
     calls = {k: (timing.Chain(lambda w, g=g: g(x, w), jnp.array(w)) if k in ("jnp donated", "fast over ct")
                  else (lambda g=g: g(x, w))) for k, g in grads.items()}
     before = cpu_ticks()
-    times = timing.compare(calls, repeats=max(5, repeats // 3), warmup=2)
+    times = timing.compare(calls, repeats=max(5, repeats // 3), warmup=2, back_to_back=BACK)
     others = taken_by_others(before, cpu_ticks())
     faults = {k: faults_per_call(call) for k, call in calls.items()}
     for label, fast, xla in (("backward, scale saved (jax.grad)", "saved", ("jnp",)),
@@ -488,33 +504,57 @@ def section(result: dict) -> list[str]:
     said = [f"{goal.text}: **{goal.shown}** ({'met' if goal.met else 'not met'}{_busy(goal.row)})"
             for goal in goals(result)]
     lines += ["", "Goals, from this run: " + "; ".join(said) + ".", ""]
-    lines += _alone_lines(result)
+    lines += _floor_lines(result)
+    lines += _turns_lines(result)
     lines += _runs_lines(result)
     lines += _one_thread_lines(result)
     lines += _wait_lines(result)
     return lines
 
 
-def _alone_lines(result: dict) -> list[str]:
-    """The out-of-place rows again, each side timed alone: what the rotation does to each."""
-    rows = [r for r in result["rows"] if "alone_ms" in r]
+def _floor_lines(result: dict) -> list[str]:
+    """The out-of-place rows against y = 2 * x of the same shape, by XLA and on the kernel's pool: how far
+    below jnp any out-of-place operation of those bytes gets on this machine."""
+    rows = [r for r in result["rows"] if "pool 2x" in r["median_ms"]]
     if not rows:
         return []
-    lines = ["### Each side alone: what taking turns does to a row",
+    lines = ["### A plain pass over the same bytes: y = 2 · x", "",
+             "An out-of-place RMSNorm must at least read x and write y. `y = 2 * x` does only that, timed in the "
+             "same rounds as the row's other sides: by XLA (`jax.jit(lambda x: x * 2)`) and by the scale probe "
+             "without aliasing, on the same pool and in the same chunks as the kernel, with plain stores. Where "
+             "the kernel stores plainly too (outputs under 8 MiB), *pool 2·x / jnp* is about as far below `jnp` "
+             "as an out-of-place kernel gets on this machine; where it streams its stores (8 to 32 MiB, the "
+             "16 MiB rows), it can go below the pass, which reads the output's old lines first.", "",
+             "| shape | jnp | fast | XLA 2·x | pool 2·x | fast / jnp | XLA 2·x / jnp | pool 2·x / jnp | fast / pool 2·x |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in rows:
+        m = row["median_ms"]
+        lines.append(f"| {row['shape'][0]}×{row['shape'][1]} | {m['jnp']:.3f} ms | {m['fast']:.3f} ms | "
+                     f"{m['xla 2x']:.3f} ms | {m['pool 2x']:.3f} ms | {m['fast'] / m['jnp']:.2f}x | "
+                     f"{m['xla 2x'] / m['jnp']:.2f}x | {m['pool 2x'] / m['jnp']:.2f}x | {m['fast'] / m['pool 2x']:.2f}x |")
+    return lines + [""]
+
+
+def _turns_lines(result: dict) -> list[str]:
+    """The out-of-place rows again, one call per turn: what taking turns with the other sides does to each."""
+    rows = [r for r in result["rows"] if "turns_ms" in r]
+    if not rows:
+        return []
+    lines = ["### One call per turn: what the other sides' calls do to a row",
              "",
-             "In the table above the sides take turns, so between two calls of one side come the calls of "
-             "the others, the slow one-thread naive kernel's among them, which evict what the first had in "
-             "the caches. Here each out-of-place row's `jnp` and fast kernel are timed again, in the same "
-             "process just after the row, each alone with its calls back to back (caches as warm as the "
-             "shape allows). The goals above are judged in turns; a shape that fits in the caches (4096×256) "
-             "shows how much of its ratio the turns make.",
+             "The table above gives each side its calls in a row. Here each out-of-place row's `jnp`, naive and "
+             "fast sides are timed again, in the same process just after the row, one call per turn, as the "
+             "course's earlier reports did: between two calls of a side come the others', the slow one-thread "
+             "naive kernel's among them, which evict what it had in the caches. A shape that fits in the caches "
+             "(4096×256 is 4 MiB in and 4 MiB out; the 16 MiB shapes, 32 MiB in and out, partly fit a large last-level cache) "
+             "shows how much of a ratio that makes; the goals are judged in the table above.",
              "",
-             "| shape | jnp alone | fast alone | fast / jnp, each alone | fast / jnp, in turns |",
+             "| shape | jnp, one call per turn | fast, one call per turn | fast / jnp, one call per turn | fast / jnp, calls in a row |",
              "| --- | --- | --- | --- | --- |"]
     for row in rows:
-        a, m = row["alone_ms"], row["median_ms"]
-        lines.append(f"| {row['shape'][0]}×{row['shape'][1]} | {a['jnp']:.3f} ms | {a['fast']:.3f} ms | "
-                     f"{a['fast'] / a['jnp']:.2f}x | {m['fast'] / m['jnp']:.2f}x |")
+        t, m = row["turns_ms"], row["median_ms"]
+        lines.append(f"| {row['shape'][0]}×{row['shape'][1]} | {t['jnp']:.3f} ms | {t['fast']:.3f} ms | "
+                     f"{t['fast'] / t['jnp']:.2f}x | {m['fast'] / m['jnp']:.2f}x |")
     return lines + [""]
 
 
