@@ -37,16 +37,16 @@ def test_compare_warms_up_then_takes_turns_in_a_shuffled_order():
     assert rounds() == timed and rounds(seed=1) != timed         # repeatable, and the seed decides
 
 
-def test_back_to_back_gives_each_side_an_untimed_call_then_its_timed_calls_in_a_row():
-    """With back_to_back=3, is each side's turn one untimed call and three timed ones, with no other
+def test_back_to_back_gives_each_side_untimed_calls_then_as_many_timed_ones_in_a_row():
+    """With back_to_back=3, is each side's turn three untimed calls and three timed ones, with no other
     side's call between them, the sides still taking turns in a shuffled order?"""
     order = []
     times = timing.compare({name: (lambda name=name: order.append(name)) for name in "ab"}, repeats=6, warmup=1,
                            back_to_back=3)
     assert {name: len(t.samples) for name, t in times.items()} == {"a": 18, "b": 18}
     assert order[:2] == ["a", "b"]                                   # the warm-up round, one call each
-    turns = [tuple(order[i:i + 4]) for i in range(2, len(order), 4)]
-    assert len(turns) == 12 and all(t in (("a",) * 4, ("b",) * 4) for t in turns)
+    turns = [tuple(order[i:i + 6]) for i in range(2, len(order), 6)]
+    assert len(turns) == 12 and all(t in (("a",) * 6, ("b",) * 6) for t in turns)
     rounds = [turns[i][0] + turns[i + 1][0] for i in range(0, 12, 2)]
     assert sorted(set(rounds)) == ["ab", "ba"]                       # every round has both, in both orders
     with pytest.raises(ValueError, match="back_to_back"):

@@ -83,10 +83,11 @@ def compare(calls: dict[str, Callable[[], Any]], *, repeats: int = 30, warmup: i
     With $JBJ_TIMING_ROUNDS set, at most that many rounds are timed after at most one warm-up round,
     one call per side each.
 
-    With `back_to_back` above 1, a side's turn is one untimed call and then `back_to_back` timed
-    calls in a row, each a sample: what the other sides' calls evicted from the caches, the untimed
-    call brings back, so each side is timed with the caches as warm as its own calls leave them, as
-    if it ran alone, while the turns still spread a noisy moment over every side.
+    With `back_to_back` above 1, a side's turn is 2 * back_to_back calls in a row: the first half
+    untimed, the second half timed, each a sample. The first calls after another side's are slower
+    for a while (the caches refill with this side's data, the pool's threads wake up), so each side
+    is timed once it has settled, as if it ran alone, while the turns still spread a noisy moment
+    over every side.
     """
     if not calls:
         raise ValueError("compare() needs at least one call to time")
@@ -103,7 +104,7 @@ def compare(calls: dict[str, Callable[[], Any]], *, repeats: int = 30, warmup: i
     for _ in range(repeats):
         shuffle(order)
         for name in order:
-            if back_to_back > 1:
+            for _ in range(back_to_back if back_to_back > 1 else 0):
                 jax.block_until_ready(calls[name]())
             for _ in range(back_to_back):
                 timings[name].samples.append(run_once(calls[name]))
