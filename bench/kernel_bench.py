@@ -3,10 +3,11 @@
 The main table runs in one fresh Python process: the bandwidth probes first (64 MiB, with XLA's intra-op
 thread pool, best run of each, as STREAM reports), then each shape's sides timed in turns, round
 after round, each round in a new (seeded) order, with grader.timing (the helper the chapter uses), and
-reported as medians. A side's turn is one untimed call and then 3 timed calls in a row
-(`timing.compare(..., back_to_back=3)`): the untimed call brings back into the caches what the other
-sides' calls evicted, so each side is timed as if it ran alone, with the caches as its own calls leave
-them, while the turns still spread the machine's noisy moments over every side. Every side
+reported as medians. A side's turn is 10 calls in a row, 5 untimed and then 5 timed
+(`timing.compare(..., back_to_back=5)`): the first calls after another side's are slower for a while
+(chapter 12, section 4, measures how long), as the caches refill with this side's data and the pool's
+threads wake, so each side is timed once it has settled, as if it ran alone, while the turns still
+spread the machine's noisy moments over every side. Every side
 of a row gets the same threads (XLA's pool). An in-place row times XLA both plainly and with its
 input donated, and the kernel is compared with the faster of the two. GB/s counts the bytes a kernel
 must move: 8 per element forward (read x, write y), 12 backward (read x and the cotangent, write
@@ -224,10 +225,10 @@ def faults_per_call(call, calls=5):
         counts.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
     return sorted(counts)[len(counts) // 2]
 
-# Each side's turn in a round: one untimed call, then BACK timed calls in a row (timing.compare's
-# back_to_back), so a side is timed with the caches as its own calls leave them, not as the other
-# sides' calls (the slow naive kernel's above all) left them.
-BACK = 3
+# Each side's turn in a round: BACK untimed calls, then BACK timed ones, in a row (timing.compare's
+# back_to_back), so a side is timed once it has settled, not as the other sides' calls (the slow
+# naive kernel's above all) left the caches and the pool's threads.
+BACK = 5
 
 def measure(label, shape, sides, nbytes, check_with, probe=False, turns=(), floors=None):
     # Times `sides` (each checked against `check_with` first) in turns of BACK calls each; with `probe`,
@@ -243,7 +244,7 @@ def measure(label, shape, sides, nbytes, check_with, probe=False, turns=(), floo
         np.testing.assert_allclose(got, want, rtol=3e-5, atol=3e-5)      # every side computes what it should
         x = jnp.asarray(host)
         calls[name] = timing.Chain(fn, x) if donated else (lambda fn=fn, x=x: fn(x))
-    rounds = max(5, repeats // 3) if shape[0] * shape[1] >= 4 * 1024 * 1024 else repeats
+    rounds = max(5, repeats // 6) if shape[0] * shape[1] >= 4 * 1024 * 1024 else repeats // 2
     if probe:
         np.testing.assert_array_equal(np.asarray(scale(jnp.asarray(host))), host)   # q = 1: the data as it was
         calls["scale"] = timing.Chain(scale, jnp.asarray(host))
@@ -330,7 +331,7 @@ for shape in [(4096, 256), (16384, 1024)]:
     calls = {k: (timing.Chain(lambda w, g=g: g(x, w), jnp.array(w)) if k in ("jnp donated", "fast over ct")
                  else (lambda g=g: g(x, w))) for k, g in grads.items()}
     before = cpu_ticks()
-    times = timing.compare(calls, repeats=max(5, repeats // 3), warmup=2, back_to_back=BACK)
+    times = timing.compare(calls, repeats=max(5, repeats // 6), warmup=2, back_to_back=BACK)
     others = taken_by_others(before, cpu_ticks())
     faults = {k: faults_per_call(call) for k, call in calls.items()}
     for label, fast, xla in (("backward, scale saved (jax.grad)", "saved", ("jnp",)),
@@ -453,19 +454,26 @@ def _busy(row: dict) -> str:
     return f"; timed while {' and '.join(taken)} of the CPUs' time" if taken else ""
 
 
+def _xla_ms(goal: Goal) -> str:
+    """XLA's median beside a ratio goal (nothing beside a share)."""
+    return "" if goal.share else f" (XLA {_xla_best(goal.row['median_ms'])[1]:.3f} ms)"
+
+
 def _runs_lines(result: dict) -> list[str]:
     """Each goal in every fresh process of the main table's kind (the table's own first), and in how many it held."""
     runs = [result, *result.get("more_runs", [])]
     if len(runs) < 2:
         return []
     lines = [f"Whether a goal holds from run to run: the main table's process and {len(runs) - 1} more like it, each "
-             "fresh (its own bandwidth probes, its own timings), one after another. The table's run comes first.", "",
+             "fresh (its own bandwidth probes, its own timings), one after another. The table's run comes first. "
+             "Beside each ratio, XLA's median in that run: from one fresh process to the next it moves as much as "
+             "the kernel's, or more.", "",
              "| goal | " + " | ".join(f"run {i + 1}" for i in range(len(runs))) + " | held in |",
              "| --- | " + " | ".join("---" for _ in runs) + " | --- |"]
     per_run = [goals(run) for run in runs]
     for i, goal in enumerate(per_run[0]):
         these = [run_goals[i] for run_goals in per_run]
-        lines.append(f"| {goal.text} | " + " | ".join(g.shown + ("" if g.met else " ✗") for g in these) +
+        lines.append(f"| {goal.text} | " + " | ".join(g.shown + ("" if g.met else " ✗") + _xla_ms(g) for g in these) +
                      f" | {sum(g.met for g in these)} of {len(these)} |")
     return lines + ["", "✗: not met in that run.", ""]
 
