@@ -230,17 +230,17 @@ def faults_per_call(call, calls=5):
 # naive kernel's above all) left the caches and the pool's threads.
 BACK = 5
 
-def measure(label, shape, sides, nbytes, check_with, probe=False, turns=(), floors=None):
+def measure(label, shape, sides, nbytes, check_with, probe=False, turns=(), plain=None):
     # Times `sides` (each checked against `check_with` first) in turns of BACK calls each; with `probe`,
     # the in-place scale probe over a buffer of the same shape is first timed in turns with "fast" alone
-    # (the bandwidth goal's pair), then joins the row's rounds as the side "scale". `floors` are sides
+    # (the bandwidth goal's pair), then joins the row's rounds as the side "scale". `plain` are sides
     # that compute 2 * x, checked as such. The sides named in `turns` are timed again, one call per turn.
     host = np.random.default_rng(0).standard_normal(shape, dtype=np.float32)
     expected = np.asarray(check_with(jnp.asarray(host)))
     calls = {}
-    for name, (fn, donated) in {**sides, **(floors or {})}.items():
+    for name, (fn, donated) in {**sides, **(plain or {})}.items():
         got = np.asarray(fn(jnp.asarray(host)))
-        want = 2 * host if name in (floors or {}) else expected
+        want = 2 * host if name in (plain or {}) else expected
         np.testing.assert_allclose(got, want, rtol=3e-5, atol=3e-5)      # every side computes what it should
         x = jnp.asarray(host)
         calls[name] = timing.Chain(fn, x) if donated else (lambda fn=fn, x=x: fn(x))
@@ -270,9 +270,9 @@ def measure(label, shape, sides, nbytes, check_with, probe=False, turns=(), floo
 forward = lambda s: 8 * s[0] * s[1]
 # A plain pass over the same bytes out of place: y = 2 * x, by XLA and on the pool in the probes' chunks
 # (StreamScale without aliasing writes a fresh output), with plain stores.
-floors = {"xla 2x": (jax.jit(lambda x: x * 2), False),
-          "pool 2x": (jax.jit(lambda x: jax.ffi.ffi_call("bench.StreamScale", jax.ShapeDtypeStruct(x.shape, x.dtype))(
-              x, q=np.float32(2))), False)}
+plain_pass = {"xla 2x": (jax.jit(lambda x: x * 2), False),
+              "pool 2x": (jax.jit(lambda x: jax.ffi.ffi_call("bench.StreamScale", jax.ShapeDtypeStruct(x.shape, x.dtype))(
+                  x, q=np.float32(2))), False)}
 out_of_place = {"jnp": (jax.jit(ref), False), "naive": (jax.jit(lambda x: ffi("bench.naive", x)), False),
                 "fast": (jax.jit(lambda x: ffi("bench.RmsNormFast", x)), False)}
 # In place, XLA's fastest is not always the donated call, so both are timed: a result in place
@@ -289,7 +289,7 @@ if mode == "one-thread":
     sys.exit(0)
 
 for shape in [(4096, 256), (16384, 1024), (64, 65536), (65536, 64)]:
-    measure("out of place", shape, out_of_place, forward, jax.jit(ref), turns=("jnp", "naive", "fast"), floors=floors)
+    measure("out of place", shape, out_of_place, forward, jax.jit(ref), turns=("jnp", "naive", "fast"), plain=plain_pass)
 for shape in [(4096, 256), (16384, 1024)]:
     measure("in place (donated)", shape, in_place, forward, jax.jit(ref), probe=True)
 
@@ -512,7 +512,7 @@ def section(result: dict) -> list[str]:
     said = [f"{goal.text}: **{goal.shown}** ({'met' if goal.met else 'not met'}{_busy(goal.row)})"
             for goal in goals(result)]
     lines += ["", "Goals, from this run: " + "; ".join(said) + ".", ""]
-    lines += _floor_lines(result)
+    lines += _plain_pass_lines(result)
     lines += _turns_lines(result)
     lines += _runs_lines(result)
     lines += _one_thread_lines(result)
@@ -520,9 +520,9 @@ def section(result: dict) -> list[str]:
     return lines
 
 
-def _floor_lines(result: dict) -> list[str]:
-    """The out-of-place rows against y = 2 * x of the same shape, by XLA and on the kernel's pool: how far
-    below jnp any out-of-place operation of those bytes gets on this machine."""
+def _plain_pass_lines(result: dict) -> list[str]:
+    """The out-of-place rows against y = 2 * x of the same shape, by XLA and on the kernel's pool: a plain
+    pass over the same bytes, which only reads and writes them."""
     rows = [r for r in result["rows"] if "pool 2x" in r["median_ms"]]
     if not rows:
         return []

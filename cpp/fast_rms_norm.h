@@ -159,8 +159,9 @@ inline float ScaleFromLanes(float* acc, float tail, std::int64_t n, float eps) {
 // and then mostly write (the result). Lane j of the sum takes the same elements as in DotLanes, so
 // the scale is the same float as RowScale's. Each block of kLanes is loaded before any of it is
 // stored, so yr may be xr (in place), and then xn is yr + n, which no store reaches. With `stream`,
-// yr gets streaming stores if it starts on a vector boundary (a row that does not, which happens
-// only when a row's bytes are not a multiple of the vector's, is stored plainly).
+// yr gets streaming stores if it starts on a vector boundary; a row that does not (an output that
+// is not aligned to the vector's size, or rows whose bytes are not a multiple of it) is stored
+// plainly.
 template <bool kSumNext>
 inline float ScaleRowPass(const float* xr, float* yr, const float* xn, std::int64_t n, float s, float eps,
                           bool stream) {
