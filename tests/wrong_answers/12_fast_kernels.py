@@ -593,16 +593,16 @@ WRONG = {
           '    return jax.ffi.ffi_call("b5w1.scale_rows", out, input_output_aliases={0: 0})(x, s)\n'
           '\n'
           'scale_rows_inplace = jax.jit(scale_rows, donate_argnums=0)\n'),
-        W('f', "row scales copied into a static std::vector shared by all calls: concurrent calls with other s scale by each other's values",
+        W('f', "row scales copied into a static array shared by all calls: concurrent calls with other s scale by each other's values",
           'scale_rows_cc = r"""\n'
           '#include <cstdint>\n'
-          '#include <vector>\n'
+          '#include <algorithm>\n'
           '#include "fast_rms_norm.h"\n'
           '#include "xla/ffi/api/ffi.h"\n'
           'namespace ffi = xla::ffi;\n'
           '\n'
-          '// The row scales, kept where every task can read them.\n'
-          'static std::vector<float> row_scales;\n'
+          '// The row scales, kept where every task can read them (room for a million rows).\n'
+          'static float row_scales[1 << 20];\n'
           '\n'
           "// y[r, :] = x[r, :] * s[r], with y aliasing x; rows split over XLA's intra-op pool.\n"
           'static ffi::Error ScaleRowsImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> s,\n'
@@ -613,8 +613,8 @@ WRONG = {
           '  const float* in = x.typed_data();\n'
           '  const float* scale = s.typed_data();\n'
           '  float* out = y->typed_data();\n'
-          '  row_scales.assign(scale, scale + rows);\n'
-          '  const float* kept = row_scales.data();\n'
+          '  std::copy(scale, scale + rows, row_scales);\n'
+          '  const float* kept = row_scales;\n'
           '  const int helpers = static_cast<int>(pool.num_threads()) - 1;\n'
           '  jbj_fast::ParallelFor(rows, 64, helpers, [&pool](auto task) { pool.Schedule(std::move(task)); },\n'
           '                        [=](std::int64_t begin, std::int64_t end) {\n'
