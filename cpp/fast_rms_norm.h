@@ -33,6 +33,15 @@ namespace jbj_fast {
 // and shorten the chain of dependent additions, which is also what makes the sum more accurate.
 constexpr int kLanes = 16;
 
+// The total of kLanes partial sums and a tail: the lanes added pairwise, 8 + 8, 4 + 4, 2 + 2, 1 + 1
+// (acc is overwritten), then the tail.
+inline float SumLanes(float* acc, float tail) {
+  for (int width = kLanes / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) acc[j] += acc[j + width];
+  }
+  return acc[0] + tail;
+}
+
 // Sum of a[i] * b[i] over one row, accumulated in float in kLanes partial sums.
 inline float DotLanes(const float* a, const float* b, std::int64_t n) {
   float acc[kLanes] = {};
@@ -42,11 +51,7 @@ inline float DotLanes(const float* a, const float* b, std::int64_t n) {
   }
   float tail = 0.0f;
   for (; i < n; ++i) tail += a[i] * b[i];
-  // Add the lanes pairwise: 8 + 8, 4 + 4, 2 + 2, 1 + 1.
-  for (int width = kLanes / 2; width > 0; width /= 2) {
-    for (int j = 0; j < width; ++j) acc[j] += acc[j + width];
-  }
-  return acc[0] + tail;
+  return SumLanes(acc, tail);
 }
 
 // The same sum, one double at a time: the accurate, slow baseline the chapter compares against.
@@ -56,11 +61,15 @@ inline double DotDouble(const float* a, const float* b, std::int64_t n) {
   return acc;
 }
 
-// The scale of one row: 1 / sqrt(mean(x^2) + eps); an empty row is treated as mean 0.
-inline float RowScale(const float* x, std::int64_t n, float eps) {
-  const float mean = n > 0 ? DotLanes(x, x, n) / float(n) : 0.0f;
+// The scale of a row of n whose squares add up to sum_sq: 1 / sqrt(mean + eps); an empty row is
+// treated as mean 0.
+inline float ScaleOfSum(float sum_sq, std::int64_t n, float eps) {
+  const float mean = n > 0 ? sum_sq / float(n) : 0.0f;
   return 1.0f / std::sqrt(mean + eps);
 }
+
+// The scale of one row: 1 / sqrt(mean(x^2) + eps).
+inline float RowScale(const float* x, std::int64_t n, float eps) { return ScaleOfSum(DotLanes(x, x, n), n, eps); }
 
 // Streaming stores. A plain store to memory that is not in the cache first reads the line it
 // writes (the CPU must own the whole 64-byte line before changing part of it), so writing an output
@@ -143,16 +152,6 @@ inline void StreamFence() {
 #endif
 }
 
-// The scale of a row from its kLanes partial sums of squares and the sum of its last n % kLanes
-// squares, added up exactly as DotLanes does (so both give the same float).
-inline float ScaleFromLanes(float* acc, float tail, std::int64_t n, float eps) {
-  for (int width = kLanes / 2; width > 0; width /= 2) {
-    for (int j = 0; j < width; ++j) acc[j] += acc[j + width];
-  }
-  const float mean = n > 0 ? (acc[0] + tail) / float(n) : 0.0f;
-  return 1.0f / std::sqrt(mean + eps);
-}
-
 // One row of the forward pass, yr = xr * s; with kSumNext, the same loop also sums the squares of
 // the next row `xn` and returns that row's scale. Reading the next row while writing this one keeps
 // the memory system busy both ways at once; row after row, a thread would first only read (the sum)
@@ -202,7 +201,7 @@ inline float ScaleRowPass(const float* xr, float* yr, const float* xn, std::int6
   if (!kSumNext) return 0.0f;
   float lanes[kLanes];
   for (int k = 0; k < kVecs; ++k) std::memcpy(lanes + k * kVecWidth, &acc[k], sizeof acc[k]);
-  return ScaleFromLanes(lanes, tail, n, eps);
+  return ScaleOfSum(SumLanes(lanes, tail), n, eps);
 }
 
 // y = x * s for rows [begin, end). x and y may be the same memory (in place): each element of a row
