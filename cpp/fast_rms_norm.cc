@@ -257,16 +257,33 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(StreamWrite, StreamWriteImpl,
 
 // Multiplies every float of `a` by `q` in place (the result aliases `a`): each float is read once and
 // written once, the traffic of an in-place RMSNorm with none of its arithmetic. The floor for that kernel.
+// Called without the alias, it is a plain out-of-place pass, out = q * a, with plain stores. Built with
+// -DJBJ_PROBE_STREAMS (the benchmark's copy), a fresh output the size the kernels stream
+// (StreamStores) gets streaming stores here too: the same pass with the kernels' stores.
 static ffi::Error StreamScaleImpl(ffi::ThreadPool pool, float q, ffi::Buffer<ffi::F32> a,
                                   ffi::ResultBuffer<ffi::F32> out) {
   if (auto err = SameSize(out->element_count(), a.element_count(), "stream_scale", "out"); err.failure()) return err;
   const float* in = a.typed_data();
   float* o = out->typed_data();
+#if defined(JBJ_PROBE_STREAMS) && JBJ_STREAM_STORES
+  const bool stream = o != in && jbj_fast::StreamStores(out->size_bytes());
+#else
+  const bool stream = false;
+#endif
   Pool p{pool};
   jbj_fast::ParallelFor(a.element_count(), kProbeChunk, p.helpers(), p,
                         [=](std::int64_t b, std::int64_t e) {
+#if defined(JBJ_PROBE_STREAMS) && JBJ_STREAM_STORES
+                          if (stream) {
+                            jbj_fast::StreamRow(o + b, e - b, [=](std::int64_t i) { return q * in[b + i]; },
+                                                [=](std::int64_t i) { return jbj_fast::VecLoad(in + b + i) * q; });
+                            jbj_fast::StreamFence();
+                            return;
+                          }
+#endif
                           for (std::int64_t i = b; i < e; ++i) o[i] = q * in[i];
                         });
+  (void)stream;
   return ffi::Error::Success();
 }
 

@@ -125,6 +125,24 @@ def test_outputs_written_with_streaming_stores_are_right(kernels, shape):
         np.testing.assert_allclose(got, other, rtol=1e-6, atol=1e-6)
 
 
+def test_the_benchmarks_scale_probe_with_the_kernels_stores_computes_q_times_a():
+    """`make bench` times y = 2 * x on the pool with the kernels' stores: a copy built with -DJBJ_PROBE_STREAMS
+    streams a fresh output of 8 to 32 MiB. Every size gives q * a: one that streams (with an odd tail), one
+    too small to stream, and the same large one in place, which stores plainly."""
+    lib = build("fast_rms_norm.cc", flags=("-O3", "-march=native", "-DJBJ_PROBE_STREAMS"))
+    lib.register_ffi_target("test12probe.StreamScale", "StreamScale")
+
+    def scale(a, **kw):
+        return jax.ffi.ffi_call("test12probe.StreamScale", jax.ShapeDtypeStruct(a.shape, a.dtype), **kw)(a, q=np.float32(3))
+
+    for count in (2 * 1024 * 1024 + 5, 1000):
+        a = np.random.default_rng(count).standard_normal(count).astype(np.float32)
+        np.testing.assert_array_equal(np.asarray(jax.jit(scale)(a)), a * np.float32(3))
+    a = np.random.default_rng(1).standard_normal(2 * 1024 * 1024 + 5).astype(np.float32)
+    in_place = jax.jit(lambda v: scale(v, input_output_aliases={0: 0}), donate_argnums=0)
+    np.testing.assert_array_equal(np.asarray(in_place(jnp.asarray(a))), a * np.float32(3))
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
     """The package built into a wheel the way `make` builds it: offline, with the pinned build tools."""
