@@ -7,8 +7,8 @@
 //   RmsNormFastBwd   the backward pass, vectorised and threaded
 //   RmsNormFastBwdRecompute   the same from x alone: each row's scale computed again
 //   StreamRead / StreamWrite / StreamTriad / StreamScale   bandwidth probes on the same thread pool
-// Out of place, the four kernels ask for huge pages for a fresh output (AdviseHugePages), and the
-// three threaded ones write a large one with streaming stores (StreamStores).
+// Out of place, the five kernels ask for huge pages for a fresh output (AdviseHugePages), and the
+// four threaded ones write a large one with streaming stores (StreamStores).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
