@@ -556,7 +556,9 @@ def _plain_pass_lines(result: dict) -> list[str]:
              "elsewhere (*pool, streamed*). *Fastest pass / jnp* says how far below `jnp` a pass that only moves "
              "these bytes got in this run, about the lowest ratio a goal could ask of a kernel here; *fast / "
              "fastest pass* says what the kernel's arithmetic and its two phases per row cost on top of moving "
-             "the bytes (below 1x, the kernel was the faster).", "",
+             "the bytes (below 1x, the kernel was the faster). At 64 MiB (16384×1024) every output is fresh: the passes' "
+             "fault in 4 KiB pages, the kernel's in huge pages (the main table's page faults), so there the passes "
+             "are no floor for the kernel.", "",
              "| shape | jnp | fast | XLA | pool | pool, streamed | fast / jnp | fastest pass / jnp | fast / fastest pass |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
