@@ -1041,3 +1041,53 @@ WRONG['ex3_answer'] += [
     W('b', "wrapper converts negative entries of a list in place: the caller's list is changed, and a second call with a refused list such as [-4, 0, 1] is accepted",
       'def permute_abstract_eval(x, *, perm):\n    if len(perm) != x.ndim or sorted(perm) != list(range(x.ndim)):\n        raise ValueError(f"permute: {perm} is not a permutation of the {x.ndim} axes")\n    return ShapedArray(tuple(x.shape[p] for p in perm), x.dtype)\n\n\ndef permute(x, perm):\n    if not isinstance(perm, list):\n        perm = list(perm)\n    for i, p in enumerate(perm):\n        if p < 0:\n            perm[i] = p + jnp.ndim(x)\n    return permute_p.bind(x, perm=tuple(int(p) for p in perm))\n\n\n# Given: a primitive with an abstract evaluation rule and nothing else.\npermute_p = Primitive("permute")\n_ = permute_p.def_abstract_eval(permute_abstract_eval)   # it returns the rule; nothing to display\n'),
 ]
+
+# Round 5: written from the text alone by a reader who copied section 5's `halve` wrapper, which runs the
+# checks before bind; each scored full marks until the refusals were also checked through bind itself.
+WRONG['ex1_answer'] += [
+    W('m', "checks in the wrapper, as section 5's halve does, and none in the rule: window_sum refuses bad input, "
+           "but window_sum_p.bind accepts an int32 x or a width of 9 on an axis of 5 (a shape of -3)",
+      'def window_sum_abstract_eval(x, *, width):\n'
+      '    return ShapedArray(x.shape[:-1] + (x.shape[-1] - width + 1,), x.dtype)\n'
+      '\n'
+      '\n'
+      'def window_sum(x, width):\n'
+      '    aval = jax.typeof(x)\n'
+      '    if not jnp.issubdtype(aval.dtype, jnp.floating) or aval.ndim == 0:\n'
+      '        raise TypeError(f"window_sum needs a floating-point array with axes, got {aval}")\n'
+      '    width = int(width)\n'
+      '    if not 1 <= width <= aval.shape[-1]:\n'
+      '        raise ValueError(f"window_sum: width {width} does not fit an axis of length {aval.shape[-1]}")\n'
+      '    return window_sum_p.bind(x, width=width)\n'
+      '\n'
+      '\n'
+      '# Given: the computation (the sum of `width` shifted slices), the primitive and its rules.\n'
+      'def _window_sum_math(x, *, width):\n'
+      '    n_out = x.shape[-1] - width + 1\n'
+      '    return sum(x[..., i:i + n_out] for i in range(width))\n'
+      '\n'
+      '\n'
+      'window_sum_p = Primitive("window_sum")\n'
+      'window_sum_p.def_impl(_window_sum_math)\n'
+      'window_sum_p.def_abstract_eval(window_sum_abstract_eval)\n'
+      'mlir.register_lowering(window_sum_p, mlir.lower_fun(_window_sum_math, multiple_results=False))\n'),
+]
+WRONG['ex3_answer'] += [
+    W('m', "checks the permutation in the wrapper, after converting negative entries, and none in the rule: "
+           "permute refuses (0, 0, 1), but permute_p.bind accepts it",
+      'def permute_abstract_eval(x, *, perm):\n'
+      '    return ShapedArray(tuple(x.shape[p] for p in perm), x.dtype)\n'
+      '\n'
+      '\n'
+      'def permute(x, perm):\n'
+      '    ndim = jnp.ndim(x)\n'
+      '    perm = tuple(int(p) + ndim if p < 0 else int(p) for p in perm)\n'
+      '    if sorted(perm) != list(range(ndim)):\n'
+      '        raise ValueError(f"permute: {perm} is not a permutation of the {ndim} axes")\n'
+      '    return permute_p.bind(x, perm=perm)\n'
+      '\n'
+      '\n'
+      '# Given: a primitive with an abstract evaluation rule and nothing else.\n'
+      'permute_p = Primitive("permute")\n'
+      '_ = permute_p.def_abstract_eval(permute_abstract_eval)   # it returns the rule; nothing to display\n'),
+]
