@@ -353,3 +353,18 @@ WRONG['ex3_answer'] += [
     W('m', 'generic rule with the where branches reversed, jnp.where(v < 0, v, -v): CPU is right, every other platform returns -|v|',
       'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, v, -v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
 ]
+
+# Round 5: written from the text alone; it scored full marks while the checks recognised mlir.lower_fun by the
+# name of the rule function, until they watched what the CPU rule traces while it lowers.
+WRONG['ex3_answer'] += [
+    W('d', 'the cpu rule is a function of its own that calls mlir.lower_fun(jnp.abs): its name is not lower_fun\'s, '
+           'and the lowered text is one stablehlo.abs, as a hand-written rule\'s',
+      'abs_p = elementwise_primitive("my_abs")\n'
+      'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'
+      'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\n'
+      '\n'
+      'def abs_cpu_rule(ctx, operand):\n'
+      '    return mlir.lower_fun(jnp.abs, multiple_results=False)(ctx, operand)\n'
+      '\n'
+      'mlir.register_lowering(abs_p, abs_cpu_rule, platform="cpu")\n'),
+]
