@@ -1,5 +1,6 @@
 """Every wrong answer in tests/wrong_answers loses its own exercise's points, and only those, when
 graded with the hidden checks; every class of mistake but concurrency fails a visible check first.
+Every right answer written another way there (RIGHT) passes every check and earns full marks.
 
 One kernel per chapter runs the reference once and grades each wrong answer in its place
 (tests/wrong_answers/grading.py); tests/test_check.py grades a sample through the real autograder.
@@ -16,7 +17,7 @@ from conftest import CHAPTERS, ROOT
 from grader.autograde import run
 from grader.check import reference_cache
 from grader.course import solution_path
-from wrong_answers import CLASSES, VISIBLE, applies, corpus
+from wrong_answers import CLASSES, VISIBLE, applies, corpus, right_answers
 from wrong_answers.grading import ChapterGrader
 
 #: Wrong answers per answer cell, at least.
@@ -61,11 +62,13 @@ def test_every_answer_cell_has_a_corpus_covering_its_classes(chapter):
 def test_wrong_answers_lose_their_points_and_only_those(chapter, record_property):
     """Graded with the hidden checks, does each wrong answer lose its own exercise's points, and no
     other exercise's? Does every one not about concurrency already fail a visible self-check, in a
-    line or two with expected and got (CheckFailed), in the learner's notebook?"""
+    line or two with expected and got (CheckFailed), in the learner's notebook? Does each right answer
+    written another way (RIGHT) pass every visible check, earn full marks, and cost no other exercise?"""
     table = corpus(chapter)
     grader = ChapterGrader(chapter)
     try:
         outcomes = [outcome for gid, items in table.items() for outcome in grader.grade(gid, items)]
+        rights = [outcome for gid, items in right_answers(chapter).items() for outcome in grader.grade(gid, items)]
         # For the chapter's `grader check` test, which runs next on this worker (conftest.py's TOGETHER):
         # the reference records, and the caches a reference run would have left for its kernel.
         grader.publish(reference_cache())
@@ -95,6 +98,17 @@ def test_wrong_answers_lose_their_points_and_only_those(chapter, record_property
             elif o.visible.ename != "CheckFailed" or not 1 <= len(o.visible.message.splitlines()) <= 2:
                 problems.append(f"{name}: the self-check says {o.visible.ename}: {o.visible.message[:200]!r}, "
                                 "not a failed check in a line or two")
+    for o in rights:
+        name = f"{o.answer}, right answer {o.index} ({o.why[:90]})"
+        if o.answer_error or o.problem:
+            problems.append(f"{name}: {o.answer_error or o.problem}")
+        if o.visible is None or not o.visible.passed:
+            problems.append(f"{name}: a visible check refuses it: {o.visible and o.visible.message[:200]!r}")
+        if not o.graded.passed:
+            problems.append(f"{name}: lost its points when graded: {o.graded.message[:200]!r}")
+        for gid, verdict in o.others.items():
+            if not verdict.passed:
+                problems.append(f"{name}: cost {gid}: {verdict.message.splitlines()[0]}")
     assert not problems, f"{len(problems)} problems in {chapter}:\n" + "\n".join(problems)
 
 

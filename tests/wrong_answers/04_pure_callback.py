@@ -1,6 +1,6 @@
 """Wrong answers for 04_pure_callback (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import W
+from wrong_answers import R, W
 
 APPLIES = {'ex1_answer': 'bcdegm', 'ex2_answer': 'abcdem', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
 
@@ -751,3 +751,30 @@ WRONG['ex3_answer'] += [
     W('d', '1-D x takes a NumPy fast path (a.mean(), a.var()): the C function never runs for a single row',
       'c_row_moments = kernels.function("pcb_row_moments_f32",\n                                   argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer],\n                                   restype=None)\n\ndef _row_moments_host(a):\n    a = np.ascontiguousarray(a, dtype=np.float32)\n    if a.ndim == 1:                        # a single row: not worth a trip into C\n        return np.float32(a.mean()), np.float32(a.var())\n    n = a.shape[-1]\n    rows = a.size // n\n    mean, var = np.empty(rows, np.float32), np.empty(rows, np.float32)\n    c_row_moments(a, rows, n, mean, var)\n    return mean.reshape(a.shape[:-1]), var.reshape(a.shape[:-1])\n\ndef row_moments(x):\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    return jax.pure_callback(_row_moments_host, (spec, spec), x, vmap_method="expand_dims")\n\n'),
 ]
+
+# Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
+RIGHT = {
+    'ex2_answer': [
+        R("section 4's host_ufunc for every SciPy call, the trigamma as functools.partial(scipy.special.polygamma, 1), "
+          "which calls polygamma from C, not from Python",
+          'import functools\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def _digamma_cb(x):\n'
+          '    return host_ufunc(scipy.special.digamma, x)\n'
+          '\n'
+          '@_digamma_cb.defjvp\n'
+          'def _digamma_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    return _digamma_cb(x), host_ufunc(functools.partial(scipy.special.polygamma, 1), x) * x_dot\n'
+          '\n'
+          '@jax.custom_jvp\n'
+          'def gammaln_cb(x):\n'
+          '    return host_ufunc(scipy.special.gammaln, jnp.asarray(x))\n'
+          '\n'
+          '@gammaln_cb.defjvp\n'
+          'def gammaln_cb_jvp(primals, tangents):\n'
+          '    (x,), (x_dot,) = primals, tangents\n'
+          '    return gammaln_cb(x), _digamma_cb(x) * x_dot\n'),
+    ],
+}

@@ -9,6 +9,10 @@ cell, the classes of mistake that apply to its exercise; the corpus must hold on
 its own exercise's points and only those, and every class but concurrency must already fail a
 visible check in the learner's notebook. Write a wrong answer from the exercise's text, before
 reading its checks: the checks are then made to catch it.
+
+A file may also define `RIGHT = {grade_id: [R(why, source), ...]}`: correct answers written another way
+than the reference (a `functools.partial` where the reference has a lambda, say). Each must pass every
+visible check and earn full marks: a check that watches how an answer works must not refuse a right one.
 """
 
 from __future__ import annotations
@@ -49,6 +53,29 @@ class W:
             raise ValueError(f"unknown class {self.klass!r} for a wrong answer ({self.why}); use one of {''.join(CLASSES)}")
         if not self.why.strip() or "\n" in self.why.strip():
             raise ValueError(f"a wrong answer needs a one-line why: {self.why!r}")
+
+
+@dataclass(frozen=True)
+class R:
+    """One right answer written another way: what it does differently, and its source."""
+
+    why: str
+    source: str
+    klass: str = "right"  # read by the grading, which takes right and wrong answers alike
+
+    def __post_init__(self):
+        if not self.why.strip() or "\n" in self.why.strip():
+            raise ValueError(f"a right answer needs a one-line why: {self.why!r}")
+
+
+def right_answers(chapter: str) -> dict[str, list[R]]:
+    """The RIGHT table of `chapter` ({} when it has none)."""
+    module = _module(chapter)
+    table = dict(getattr(module, "RIGHT", {})) if module is not None else {}
+    for grade_id, items in table.items():
+        if not items or not all(isinstance(item, R) for item in items):
+            raise TypeError(f"tests/wrong_answers/{chapter}.py: RIGHT[{grade_id!r}] needs a list of R(why, source)")
+    return table
 
 
 def _module(chapter: str):
