@@ -420,3 +420,22 @@ WRONG['ex3_answer'] += [
     W('m', 'refuses an empty host with ValueError (no memory to hand to C): every non-empty case is right, but an empty float32 host, which the task allows, raises',
       'def scale_and_view(host, factor):\n    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n        raise ValueError("scale_f32 needs a writeable, C-contiguous float32 array")\n    if host.size == 0:\n        raise ValueError("an empty array has no buffer to scale")\n    scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n'),
 ]
+
+# Round 5: written from the text alone ("for it, return any host and j"); it passed every visible check, whose
+# empty arrays were all of dtypes JAX keeps, and lost its points only to a hidden check.
+WRONG['ex1_answer'] += [
+    W('c', 'an empty x is returned as it is: right for an empty float32 or int32 x, but an empty float64 x keeps '
+           'float64 as host, where JAX gives float32',
+      'def share_with_jax(x):\n'
+      '    if x.size == 0:\n'
+      '        return x, jnp.asarray(x)\n'
+      '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+      '    if x.dtype == dtype:\n'
+      '        try:\n'
+      '            return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+      '        except (ValueError, jax.errors.JaxRuntimeError):\n'
+      '            pass\n'
+      '    host = aligned_empty(x.shape, dtype)\n'
+      '    host[...] = x\n'
+      '    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+]
