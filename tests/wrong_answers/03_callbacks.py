@@ -503,3 +503,23 @@ WRONG['ex3_answer'] += [
     W('c', 'squeezes the size-1 axes it thinks expand_dims added, then reshapes back: a (n, 1) x is sorted down the column',
       'def host_sort(x):\n    def on_host(v):\n        v = np.asarray(v)\n        core = np.squeeze(v)   # drop the size-1 axes that expand_dims adds\n        values = np.sort(core, axis=-1).reshape(v.shape)\n        indices = np.argsort(core, axis=-1, kind="stable").astype(np.int32).reshape(v.shape)\n        return values, indices\n\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="expand_dims")\n'),
 ]
+
+# Round 5: written from the text alone; on this CPU its log is complete when the jitted call returns, so it
+# scored full marks until the checks looked for the barrier the text asks for.
+WRONG['ex2_answer'] += [
+    W('f', 'never waits for the callbacks (no jax.effects_barrier()): the log is complete on this CPU, where the '
+           'jitted call returns after its callbacks ran, but JAX does not promise that',
+      'def run_logged(step, x0, n):\n'
+      '    log = []\n'
+      '\n'
+      '    def record(state):\n'
+      '        log.append(np.array(state))\n'
+      '\n'
+      '    def body(i, x):\n'
+      '        x = step(x)\n'
+      '        io_callback(record, None, x, ordered=True)\n'
+      '        return x\n'
+      '\n'
+      '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+      '    return final, log\n'),
+]
