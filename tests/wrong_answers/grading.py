@@ -394,6 +394,12 @@ class ChapterGrader:
         verdict, _ = self._graded(test)
         if not verdict.passed:
             raise AssertionError(f"{self.chapter}: after its wrong answers, the reference fails {test_gid}: {verdict.message}")
+        # And its self-check passes when run once more, its answer cell not run again, as a learner re-runs a
+        # check: a check must leave nothing behind (a rule registered under a probe, say) that turns its verdict.
+        again = self._visible(test_gid)
+        if not again.passed:
+            raise AssertionError(f"{self.chapter}: the self-check {test_gid}, run a second time after the reference answer, "
+                                 f"fails: {again.message[:300]}")
         return outcomes
 
     def _keep_warm(self) -> None:
