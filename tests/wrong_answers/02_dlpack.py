@@ -1,6 +1,6 @@
 """Wrong answers for 02_dlpack (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import W
+from wrong_answers import R, W
 
 APPLIES = {'ex1_answer': 'bcfgm', 'ex2_answer': 'bcfgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
 
@@ -439,3 +439,23 @@ WRONG['ex1_answer'] += [
       '    host[...] = x\n'
       '    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
 ]
+
+# Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
+RIGHT = {
+    'ex3_answer': [
+        R('passes the count and the factor as ctypes objects (c_int64, c_float), as ctypes allows',
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+          '        raise ValueError("need a writeable, C-contiguous float32 array")\n'
+          '    scale_f32(ctypes.c_void_p(address(host)), ctypes.c_int64(host.size), ctypes.c_float(factor))\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        R("lets section 7's checked_scale_f32 refuse a bad array (its ndpointer stops the call before C++ runs) "
+          "and turns ctypes' ArgumentError into ValueError",
+          'def scale_and_view(host, factor):\n'
+          '    try:\n'
+          '        checked_scale_f32(host, host.size, factor)\n'
+          '    except ctypes.ArgumentError as err:\n'
+          '        raise ValueError(f"scale_and_view needs a writeable, C-contiguous float32 array: {err}") from None\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+    ],
+}
