@@ -1,6 +1,6 @@
 """Wrong answers for 09_reverse_mode_internals (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import W
+from wrong_answers import R, W
 
 APPLIES = {'ex1_answer': 'abcdefgm', 'ex2_answer': 'abcegm', 'ex3_answer': 'bcgm', 'ex4_answer': 'bcdegm', 'quiz_answer': 'm'}
 
@@ -543,3 +543,17 @@ WRONG['ex4_answer'] += [
     W('c', 'residual via sech: sign(v)*sqrt(1 - 1/cosh(v)^2): fine for moderate x, but small |x| cancels to 0 and bf16 loses it entirely',
       'def logcosh_linearization(is_vjp, nonzeros, v):\n    sech = 1 / jnp.cosh(v)                           # 1/inf = 0 for large |v|: no overflow trouble\n    residual = jnp.sign(v) * jnp.sqrt(1 - sech * sech)\n    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
 ]
+
+# Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
+RIGHT = {
+    'ex1_answer': [
+        R('imports linearize and linear_transpose by name (from jax import ...), so it never reads them from the jax module '
+          'while the check runs, and builds the examples as tangent types',
+          'from jax import linearize, linear_transpose\n'
+          '\n'
+          'def vjp_via_linearize(f, *primals):\n'
+          '    out, f_lin = linearize(f, *primals)\n'
+          '    tangent_types = jax.tree.map(lambda p: jax.typeof(p).to_tangent_aval(), primals)\n'
+          '    return out, linear_transpose(f_lin, *tangent_types)\n'),
+    ],
+}
