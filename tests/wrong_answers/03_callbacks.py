@@ -523,3 +523,21 @@ WRONG['ex2_answer'] += [
       '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
       '    return final, log\n'),
 ]
+WRONG['ex2_answer'] += [
+    W('f', 'calls jax.effects_barrier() before the jitted loop runs, not after: it waits for earlier calls\' '
+           'callbacks, never for this loop\'s',
+      'def run_logged(step, x0, n):\n'
+      '    log = []\n'
+      '\n'
+      '    def record(state):\n'
+      '        log.append(np.array(state))\n'
+      '\n'
+      '    def body(i, x):\n'
+      '        x = step(x)\n'
+      '        io_callback(record, None, x, ordered=True)\n'
+      '        return x\n'
+      '\n'
+      '    jax.effects_barrier()\n'
+      '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+      '    return final, log\n'),
+]

@@ -755,7 +755,7 @@ WRONG['ex3_answer'] += [
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
     'ex2_answer': [
-        R("section 4's host_ufunc for every SciPy call, the trigamma as functools.partial(scipy.special.polygamma, 1), "
+        R("section 5's host_ufunc for every SciPy call, the trigamma as functools.partial(scipy.special.polygamma, 1), "
           "which calls polygamma from C, not from Python",
           'import functools\n'
           '\n'
