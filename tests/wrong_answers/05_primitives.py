@@ -820,3 +820,23 @@ WRONG['ex4_answer'] += [
     W('c', 'uses the Python scalar 1.0 as the tangent when x is 0-d: a 0-d float16 x gets a float32 tangent and jvp is reported False',
       'def what_works(f, x):\n    tangent = 1.0 if jnp.ndim(x) == 0 else jnp.ones_like(x)   # a scalar tangent for a scalar x\n    attempts = {\n        "jit": lambda: jax.jit(f)(x),\n        "jvp": lambda: jax.jvp(f, (x,), (tangent,)),\n        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n    }\n    result = {}\n    for name, attempt in attempts.items():\n        try:\n            jax.block_until_ready(attempt())\n            result[name] = True\n        except Exception:\n            result[name] = False\n    return result\n'),
 ]
+
+# Round 5: written from the text alone; it earned full marks until a visible check used a function whose vmap
+# works over one example and fails over two.
+WRONG['ex4_answer'] += [
+    W('c', 'vmap tried over a batch of one (jnp.expand_dims(x, 0)), not jnp.stack([x, x]): a function that fails '
+           'only with two or more examples is reported as working',
+      'def what_works(f, x):\n'
+      '    def tries(thunk):\n'
+      '        try:\n'
+      '            jax.block_until_ready(thunk())\n'
+      '            return True\n'
+      '        except Exception:\n'
+      '            return False\n'
+      '    return {\n'
+      '        "jit": tries(lambda: jax.jit(f)(x)),\n'
+      '        "jvp": tries(lambda: jax.jvp(f, (x,), (jnp.ones_like(x),))),\n'
+      '        "grad": tries(lambda: jax.grad(lambda v: f(v).sum())(x)),\n'
+      '        "vmap": tries(lambda: jax.vmap(f)(jnp.expand_dims(x, 0))),\n'
+      '    }\n'),
+]
