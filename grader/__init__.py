@@ -4,7 +4,7 @@ The package has two sides. `grader.notebook` runs inside a learner's kernel (sel
 records, the C++ build helper, the setup cell's helper); `grader.autograde` and the command-line
 tools run in the grader and never import a learner's objects. What notebooks use is here at the
 top: `grader.setup_notebook()`, `grader.build(...)`, `grader.checks`, `grader.record`,
-`grader.memory`, `grader.timing`, `grader.figures` (kept under the names the chapters use).
+`grader.memory`, `grader.watch`, `grader.timing`, `grader.figures` (kept under the names the chapters use).
 """
 
 from __future__ import annotations
@@ -12,14 +12,15 @@ from __future__ import annotations
 import sys
 
 from grader.errors import CourseError
-from grader.notebook import addresses, build as builder, checks, record
+from grader.notebook import addresses, build as builder, checks, record, watch
 from grader.notebook.build import build
 from grader.notebook.setup import JAX_VERSION, _show_stub, _STUB_MESSAGE, setup_notebook  # noqa: F401
 
 # The kernel-side modules under their original names, so that `import grader.checks`,
 # `from grader import builder` and `grader.memory.address` keep working in every notebook.
 memory = addresses
-for _name, _module in (("checks", checks), ("record", record), ("builder", builder), ("memory", addresses)):
+for _name, _module in (("checks", checks), ("record", record), ("builder", builder), ("memory", addresses),
+                      ("watch", watch)):
     sys.modules[f"{__name__}.{_name}"] = _module
 del _name, _module
 

@@ -6,6 +6,7 @@ a verdict, only on the plain-data records it sends out (`record`).
 
 - `checks`: the self-checks of graded cells (and, when grading, the recording of what they got);
 - `record`: plain-data records of what a learner's code returned;
+- `watch`: which functions run while a check's block runs (`sys.monitoring`);
 - `build`: the C++ build helper (`grader.build`);
 - `setup`: `grader.setup_notebook()`, run by each chapter's setup cell;
 - `addresses`: where an array's data lives, for aliasing demonstrations.
