@@ -1,6 +1,6 @@
 """Wrong answers for 01_numpy_interop (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import W
+from wrong_answers import R, W
 
 APPLIES = {'ex1_answer': 'bcfgm', 'ex2_answer': 'bcfgm', 'ex3_answer': 'bcfgm', 'quiz_answer': 'm'}
 
@@ -401,3 +401,26 @@ WRONG['ex3_answer'] += [
     W('m', 'treats every leaf with __array__ that is not an ndarray as a JAX array: a NumPy scalar leaf (np.float32(3.0), np.int64(7)) comes back as a new 0-d ndarray instead of the same object',
       'def to_host_tree(tree):\n    def convert(leaf):\n        if isinstance(leaf, np.ndarray) or not hasattr(leaf, "__array__"):\n            return leaf\n        if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            leaf = jax.random.key_data(leaf)\n        return np.array(leaf)\n    return jax.tree.map(convert, tree)\n'),
 ]
+
+# Round 5: written from the text alone by a reviewer who saw none of the checks; each earned full marks
+# until a visible check was added for it.
+WRONG['ex1_answer'] += [
+    W('b', "keeps each call's copy by id(x) and hands it out again for the same x: after x changes, a second call returns the first call's (stale) array",
+      '_made = {}\n\ndef aligned_copy(x, align=64):\n    key = (id(x), align)\n    if key in _made and _made[key][0] is x:\n        return _made[key][1]\n'
+      '    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n    start = (-address(raw)) % align\n'
+      '    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n    out[...] = x\n    _made[key] = (x, out)\n    return out\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', 'recognises a key by the dtypes of the two implementations the text names (threefry, rbg): an unsafe_rbg key reaches np.array and raises TypeError',
+      '_KEY_DTYPES = (jax.random.key(0).dtype, jax.random.key(0, impl="rbg").dtype)\n\ndef to_host_tree(tree):\n    def convert(leaf):\n'
+      '        if isinstance(leaf, jax.Array):\n            if leaf.dtype in _KEY_DTYPES:\n                return np.array(jax.random.key_data(leaf))\n'
+      '            return np.array(leaf)\n        return leaf\n    return jax.tree_util.tree_map(convert, tree)\n'),
+]
+
+RIGHT = {
+    'ex2_answer': [
+        R('refuses anything but a NumPy array (the text promises one), then copies it on the host',
+          'def frozen_put(x):\n    if not isinstance(x, np.ndarray):\n        raise TypeError(f"frozen_put takes a NumPy array, got {type(x).__name__}")\n'
+          '    return jax.device_put(x.copy())\n'),
+    ],
+}

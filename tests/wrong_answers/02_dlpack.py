@@ -440,6 +440,18 @@ WRONG['ex1_answer'] += [
       '    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
 ]
 
+# Round 5: written from the text alone by a reviewer who saw none of the checks; it earned full marks until a
+# visible check read a view backwards from an aligned address.
+WRONG['ex1_answer'] += [
+    W('c', 'tests compactness on the absolute values of the strides, so a view read backwards (x[::-1]) whose first value is aligned is kept, and from_dlpack(copy=False) refuses it',
+      'def share_with_jax(x):\n    canonical = np.dtype(jax.dtypes.canonicalize_dtype(x.dtype))\n    if x.size == 0:\n'
+      '        host = np.empty(x.shape, canonical)\n        return host, jnp.zeros(x.shape, canonical)\n'
+      '    strides = sorted((abs(s), n) for s, n in zip(x.strides, x.shape) if n != 1)\n    expected, compact = x.itemsize, True\n'
+      '    for s, n in strides:\n        if s != expected:\n            compact = False\n        expected *= n\n'
+      '    if canonical == x.dtype and compact and address(x) % 64 == 0:\n        return x, jax.dlpack.from_dlpack(x, copy=False)\n'
+      '    host = aligned_empty(x.shape, canonical)\n    host[...] = x\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+]
+
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
     'ex3_answer': [
@@ -456,6 +468,13 @@ RIGHT = {
           '        checked_scale_f32(host, host.size, factor)\n'
           '    except ctypes.ArgumentError as err:\n'
           '        raise ValueError(f"scale_and_view needs a writeable, C-contiguous float32 array: {err}") from None\n'
+          '    return jax.dlpack.from_dlpack(host)\n'),
+        R('calls scale_f32 through a name of its own, bound before the function is defined (an alias)',
+          '_scale = scale_f32\n\n'
+          'def scale_and_view(host, factor):\n'
+          '    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+          '        raise ValueError("scale_f32 needs a writeable C-contiguous float32 buffer")\n'
+          '    _scale(address(host), host.size, factor)\n'
           '    return jax.dlpack.from_dlpack(host)\n'),
     ],
 }

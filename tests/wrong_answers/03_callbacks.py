@@ -541,3 +541,16 @@ WRONG['ex2_answer'] += [
       '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
       '    return final, log\n'),
 ]
+
+# Round 5: written from the text alone by a reviewer who saw none of the checks; each earned full marks until a
+# visible check looked for it (a compiled tap called again after another sink; the log inside jax.jit, as the loop runs).
+WRONG['ex1_answer'] += [
+    W('f', "taps through a module-level 'current sink' that each call of tap overwrites: a compiled function called again after tap ran with another sink logs into that other sink",
+      '_current = {"sink": None}\n\ndef _log(v):\n    _current["sink"].append(np.array(v))\n\ndef tap(x, sink):\n    _current["sink"] = sink\n    jax.debug.callback(_log, x)\n    return x\n'),
+]
+WRONG['ex2_answer'] += [
+    W('d', "keeps an ordered io_callback that does nothing (for the effect and the token) and builds the log from scan's stacked states: inside jax.jit the log stays empty",
+      'def run_logged(step, x0, n):\n    def body(x, _):\n        x = step(x)\n        io_callback(lambda v: None, None, x, ordered=True)\n        return x, x\n    final, states = jax.jit(lambda x: jax.lax.scan(body, x, None, length=n))(x0)\n    jax.effects_barrier()\n    if isinstance(states, jax.core.Tracer):\n        return final, []\n    return final, [np.asarray(s) for s in states]\n'),
+    W('m', 'collects the states with scan and logs them all from one ordered io_callback after the loop, not each state as its step is done',
+      'def run_logged(step, x0, n):\n    log = []\n    def record(states):\n        log.extend(np.array(s) for s in states)\n    def body(x, _):\n        x = step(x)\n        return x, x\n    def run(x):\n        final, states = jax.lax.scan(body, x, None, length=n)\n        io_callback(record, None, states, ordered=True)\n        return final\n    final = jax.jit(run)(x0)\n    jax.effects_barrier()\n    return final, log\n'),
+]
