@@ -210,3 +210,22 @@ def test_a_killed_pools_scratch_folders_are_swept_by_the_next_pool(tmp_path):
     workers.close()
     assert not left.exists(), "a killed pool's scratch folder was left"
     assert live.is_dir() and other.is_dir()
+
+
+def test_a_reference_whose_records_were_cut_says_so(tmp_path):
+    """A reference run whose records passed the output allowance: does the error name the cut cell and
+    what to do, not only "did not pass" (a dropped record reads like a cell that never reported)?"""
+    from grader.autograde.jobs import KernelRun
+
+    result = KernelRun(records={"ex1_test": {"record": None, "why": "the cell did not get as far as reporting a result"},
+                                "ex2_test": {"record": {"end": "ok"}}}, truncated=(57,))
+    errors: dict = {}
+    run.accept_reference("12_fast_kernels", tmp_path / "reference.json", result, {}, errors)
+    message = str(errors["12_fast_kernels"])
+    assert "cells ex1_test did not pass" in message
+    assert "the output of cell 57 was cut at the size limit" in message and "c.GradingLimits.output_bytes" in message
+    assert not (tmp_path / "reference.json").exists()
+    clean: dict = {}
+    run.accept_reference("12_fast_kernels", tmp_path / "reference.json", KernelRun(records={"ex1_test": {"record": {"end": "ok"}}}),
+                         {}, clean)
+    assert clean == {}

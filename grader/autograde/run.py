@@ -365,6 +365,12 @@ def accept_reference(chapter: str, cached: Path, result: KernelRun, out: dict, e
     bad = [gid for gid, r in result.records.items() if not (r.get("record") or {}).get("end") == "ok"]
     if result.status is not Outcome.GRADED or result.reason or bad or not result.records:
         why = result.reason or (f"cells {', '.join(bad)} did not pass" if bad else "no records")
+        if result.truncated:
+            # A record dropped for size reads, in the cell, like a cell that stopped before its result.
+            why += (f"; the output of cell{'s' if len(result.truncated) > 1 else ''} "
+                    f"{', '.join(map(str, result.truncated))} was cut at the size limit (the checks' records "
+                    "count, up to 4 times c.GradingLimits.output_bytes in all): record smaller values in the "
+                    "test cells (a slice of a large array), or raise that limit")
         errors[chapter] = ReferenceFailure(f"the reference solution of {chapter} did not grade cleanly ({why}); "
                                            "fix solutions/", result.trace)
         return
