@@ -402,7 +402,7 @@ WRONG['ex3_answer'] += [
       'def to_host_tree(tree):\n    def convert(leaf):\n        if isinstance(leaf, np.ndarray) or not hasattr(leaf, "__array__"):\n            return leaf\n        if isinstance(leaf, jax.Array) and jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            leaf = jax.random.key_data(leaf)\n        return np.array(leaf)\n    return jax.tree.map(convert, tree)\n'),
 ]
 
-# Round 5: written from the text alone by a reviewer who saw none of the checks; each earned full marks
+# Round 6: written from the text alone by a reviewer who saw none of the checks; each earned full marks
 # until a visible check was added for it.
 WRONG['ex1_answer'] += [
     W('b', "keeps each call's copy by id(x) and hands it out again for the same x: after x changes, a second call returns the first call's (stale) array",

@@ -440,7 +440,7 @@ WRONG['ex1_answer'] += [
       '    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
 ]
 
-# Round 5: written from the text alone by a reviewer who saw none of the checks; it earned full marks until a
+# Round 6: written from the text alone by a reviewer who saw none of the checks; it earned full marks until a
 # visible check read a view backwards from an aligned address.
 WRONG['ex1_answer'] += [
     W('c', 'tests compactness on the absolute values of the strides, so a view read backwards (x[::-1]) whose first value is aligned is kept, and from_dlpack(copy=False) refuses it',

@@ -542,7 +542,7 @@ WRONG['ex2_answer'] += [
       '    return final, log\n'),
 ]
 
-# Round 5: written from the text alone by a reviewer who saw none of the checks; each earned full marks until a
+# Round 6: written from the text alone by a reviewer who saw none of the checks; each earned full marks until a
 # visible check looked for it (a compiled tap called again after another sink; the log inside jax.jit, as the loop runs).
 WRONG['ex1_answer'] += [
     W('f', "taps through a module-level 'current sink' that each call of tap overwrites: a compiled function called again after tap ran with another sink logs into that other sink",

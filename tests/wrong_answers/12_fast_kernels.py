@@ -1301,7 +1301,7 @@ RIGHT = {
     ],
 }
 
-# Round 5: written from the text alone by a reviewer who saw none of the checks; each earned full marks until a
+# Round 6: written from the text alone by a reviewer who saw none of the checks; each earned full marks until a
 # visible check looked for it (a row where 8 partial sums miss rtol=2e-6; a NumPy float32 eps; calls from as many
 # threads as the pool has, in a process of their own, which never finished).
 WRONG['ex1_answer'] += [
