@@ -840,3 +840,59 @@ WRONG['ex4_answer'] += [
       '        "vmap": tries(lambda: jax.vmap(f)(jnp.expand_dims(x, 0))),\n'
       '    }\n'),
 ]
+
+# Round 7: written from the text alone by a reviewer who had not read the checks. The first was refused by a
+# check the text did not state (the text said "operation names"; the text now says attribute names count);
+# the other two earned full marks until visible checks used eager_double and an f that returns a pair.
+WRONG['ex3_answer'] += [
+    W('m', "walks the module's operations (op.name) instead of reading the text: misses the attribute name "
+           "output_operand_alias that the task counts",
+      'def stablehlo_ops(f, *args):\n'
+      '    module = jax.jit(f).lower(*args).compiler_ir("stablehlo")\n'
+      '    found = set()\n'
+      '    def walk(op):\n'
+      '        if op.name.startswith("stablehlo."):\n'
+      '            found.add(op.name[len("stablehlo."):])\n'
+      '        for region in op.regions:\n'
+      '            for block in region.blocks:\n'
+      '                for inner in block.operations:\n'
+      '                    walk(inner.operation)\n'
+      '    walk(module.operation)\n'
+      '    return sorted(found)\n'),
+]
+WRONG['ex4_answer'] += [
+    W('m', 'tries jvp with jax.linearize, which traces the tangent part as grad does: a primitive without an abstract '
+           'evaluation whose JVP rule applies it to tangents (eager_double) is reported jvp=False',
+      'def what_works(f, x):\n'
+      '    tries = {\n'
+      '        "jit": lambda: jax.jit(f)(x),\n'
+      '        "jvp": lambda: jax.linearize(f, x)[1](jnp.ones_like(x)),\n'
+      '        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n'
+      '        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n'
+      '    }\n'
+      '    out = {}\n'
+      '    for name, run in tries.items():\n'
+      '        try:\n'
+      '            jax.block_until_ready(run())\n'
+      '            out[name] = True\n'
+      '        except Exception:\n'
+      '            out[name] = False\n'
+      '    return out\n'),
+    W('m', 'takes the jvp of f(v).sum(), the function grad uses, not of f: an f that returns a pair is reported jvp=False',
+      'def what_works(f, x):\n'
+      '    scalar = lambda v: f(v).sum()\n'
+      '    tries = {\n'
+      '        "jit": lambda: jax.jit(f)(x),\n'
+      '        "jvp": lambda: jax.jvp(scalar, (x,), (jnp.ones_like(x),)),\n'
+      '        "grad": lambda: jax.grad(scalar)(x),\n'
+      '        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n'
+      '    }\n'
+      '    out = {}\n'
+      '    for name, run in tries.items():\n'
+      '        try:\n'
+      '            jax.block_until_ready(run())\n'
+      '            out[name] = True\n'
+      '        except Exception:\n'
+      '            out[name] = False\n'
+      '    return out\n'),
+]
