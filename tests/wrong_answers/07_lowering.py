@@ -368,3 +368,57 @@ WRONG['ex3_answer'] += [
       '\n'
       'mlir.register_lowering(abs_p, abs_cpu_rule, platform="cpu")\n'),
 ]
+
+# Round 7: written from the text alone by a reviewer who had not read the checks; each passed every visible check (the
+# second and the fourth earned full marks) until the checks tried a new hi with the same lo, looked the rules up in
+# the generic table, and watched for lax's own abs rule running.
+WRONG['ex1_answer'] += [
+    W('b', 'lowering caches its bound constants keyed on (dtype, lo): a new hi with the same lo reuses the old hi',
+      'clip_p = elementwise_primitive("clip")\n'
+      '_bounds = {}\n'
+      '\n'
+      'def clip_rule(ctx, operand, *, lo, hi):\n'
+      '    dtype = ctx.avals_out[0].dtype\n'
+      '    key = (dtype, lo)\n'
+      '    if key not in _bounds:\n'
+      '        _bounds[key] = (np.array(lo, dtype), np.array(hi, dtype))\n'
+      '    lo_c, hi_c = _bounds[key]\n'
+      '    return [hlo.clamp(mlir.ir_constant(lo_c), operand, mlir.ir_constant(hi_c))]\n'
+      '\n'
+      'mlir.register_lowering(clip_p, clip_rule)\n'
+      'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+    W('m', 'rule registered by name for cpu, tpu and cuda (the platforms the text lowers for) instead of without platform=: no rule for rocm',
+      'clip_p = elementwise_primitive("clip")\n'
+      '\n'
+      'def clip_rule(ctx, operand, *, lo, hi):\n'
+      '    dtype = ctx.avals_out[0].dtype\n'
+      '    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n'
+      '\n'
+      'for platform in ("cpu", "tpu", "cuda"):\n'
+      '    mlir.register_lowering(clip_p, clip_rule, platform=platform)\n'
+      'clip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+]
+WRONG['ex2_answer'] += [
+    W('m', 'rule registered by name for cpu, tpu and cuda instead of without platform=: no rule for rocm',
+      'round_afz_p = elementwise_primitive("round_afz")\n'
+      'for platform in ("cpu", "tpu", "cuda"):\n'
+      '    mlir.register_lowering(round_afz_p, lambda ctx, v: [hlo.round_nearest_afz(v)], platform=platform)\n'
+      'round_afz_p.def_impl(partial(xla.apply_primitive, round_afz_p))\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', "cpu rule is a function of its own that calls lax's abs lowering rule (mlir._lowerings[lax.abs_p].rule) instead of hlo.abs",
+      'abs_p = elementwise_primitive("my_abs")\n'
+      'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\n'
+      '\n'
+      'def abs_cpu_rule(ctx, operand):\n'
+      "    return mlir._lowerings[jax.lax.abs_p].rule(ctx, operand)      # JAX's own abs lowering\n"
+      '\n'
+      'mlir.register_lowering(abs_p, abs_cpu_rule, platform="cpu")\n'
+      'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+    W('d', "cpu rule is a lambda around lax's abs rule, kept in a variable first: the rule's own object is not lax's",
+      'abs_p = elementwise_primitive("my_abs")\n'
+      'mlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\n'
+      '_lax_abs_rule = mlir._lowerings[jax.lax.abs_p].rule\n'
+      'mlir.register_lowering(abs_p, lambda ctx, v: _lax_abs_rule(ctx, v), platform="cpu")\n'
+      'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+]
