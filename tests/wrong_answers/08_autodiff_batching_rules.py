@@ -808,3 +808,94 @@ WRONG['ex4_answer'] += [
     W('c', "c's cotangent as mean(ct * x) * size: equal to the sum, but nan (not 0) for an empty x",
       'def scale_transpose(ct, x, c):\n    if type(ct) is ad.Zero:\n        if ad.is_undefined_primal(x):\n            return ad.Zero(x.aval.to_tangent_aval()), None\n        return None, ad.Zero(c.aval.to_tangent_aval())\n    if ad.is_undefined_primal(x):\n        return scale(ct, c), None\n    return None, jnp.mean(ct * x) * ct.size\n\nad.primitive_transposes[scale_p] = scale_transpose\n'),
 ]
+
+# Round 7: written from the text alone by a reviewer who had not read the checks; each passed every visible check (two
+# of the batching rules earned full marks) until the checks took the sin output's second derivative, tried each kind of
+# operand on every path of the batching rule, and took both mixed second derivatives of scale.
+WRONG['ex2_answer'] += [
+    W('e', 'stop_gradient only on the cos factor of the sin tangent: grad(grad(cos)) right, second derivatives of sin wrong',
+      'def sincos_jvp(primals, tangents):\n'
+      '    (x,), (x_dot,) = primals, tangents\n'
+      '    s, c = sincos(x)\n'
+      '    if type(x_dot) is ad.Zero:\n'
+      '        z = ad.Zero(jax.typeof(s).to_tangent_aval())\n'
+      '        return (s, c), (z, z)\n'
+      '    return (s, c), (jax.lax.stop_gradient(c) * x_dot, -s * x_dot)\n'
+      '\n'
+      'ad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', 'batch of matrices and one vector as (w * x).sum(-1): jnp.sum widens int8/int16 to int32 on that path only',
+      'def matvec_batch(batched_args, batch_dims):\n'
+      '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+      '    if xd is None:                                     # a batch of matrices, one vector: broadcast and sum\n'
+      '        return (jnp.moveaxis(w, wd, 0) * x).sum(axis=-1), 0\n'
+      '    x = jnp.moveaxis(x, xd, 0)\n'
+      '    if wd is None:\n'
+      '        return jnp.einsum("mn,bn->bm", w, x), 0\n'
+      '    return jnp.einsum("bmn,bn->bm", jnp.moveaxis(w, wd, 0), x), 0\n'
+      '\n'
+      'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+    W('c', 'unbatched x path computes in float32 and casts back: int8 dot products saturate instead of wrapping on that path only',
+      'def matvec_batch(batched_args, batch_dims):\n'
+      '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+      '    if xd is None:                                     # one vector: one float matmul for the whole batch\n'
+      '        out_dtype = jnp.result_type(w, x)\n'
+      '        w = jnp.moveaxis(w, wd, 0)\n'
+      '        return (w.astype(jnp.float32) @ x.astype(jnp.float32)).astype(out_dtype), 0\n'
+      '    x = jnp.moveaxis(x, xd, 0)\n'
+      '    if wd is None:\n'
+      '        return jnp.einsum("mn,bn->bm", w, x), 0\n'
+      '    return jnp.einsum("bmn,bn->bm", jnp.moveaxis(w, wd, 0), x), 0\n'
+      '\n'
+      'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+    W('c', 'both-batched path uses lax.dot_general with x cast to w.dtype: an int16 w with a float16 x gives int16 (and truncated x) on that path',
+      'def matvec_batch(batched_args, batch_dims):\n'
+      '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+      '    if wd is None:\n'
+      '        return jnp.einsum("mn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n'
+      '    w = jnp.moveaxis(w, wd, 0)\n'
+      '    if xd is None:\n'
+      '        return jnp.einsum("bmn,n->bm", w, x), 0\n'
+      '    x = jnp.moveaxis(x, xd, 0).astype(w.dtype)        # dot_general: one dtype for both operands\n'
+      '    return jax.lax.dot_general(w, x, (((2,), (1,)), ((0,), (0,)))), 0\n'
+      '\n'
+      'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+    W('c', 'one-matrix path (w unbatched) computes X @ W.T in float32 and casts back: int8 results saturate instead of wrapping on that path',
+      'def matvec_batch(batched_args, batch_dims):\n'
+      '    (w, x), (wd, xd) = batched_args, batch_dims\n'
+      '    if wd is None:                                     # one matrix for every vector: one float matmul\n'
+      '        out_dtype = jnp.result_type(w, x)\n'
+      '        xs = jnp.moveaxis(x, xd, 0).astype(jnp.float32)\n'
+      '        return (xs @ w.astype(jnp.float32).T).astype(out_dtype), 0\n'
+      '    w = jnp.moveaxis(w, wd, 0)\n'
+      '    if xd is None:\n'
+      '        return jnp.einsum("bmn,n->bm", w, x), 0\n'
+      '    return jnp.einsum("bmn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n'
+      '\n'
+      'batching.primitive_batchers[matvec_p] = matvec_batch\n'),
+]
+WRONG['ex4_answer'] += [
+    W('e', "x's cotangent uses stop_gradient(c) (c is 'just a known value'): first derivatives right, d/dc of a gradient in x wrong",
+      'def scale_transpose(ct, x, c):\n'
+      '    if ad.is_undefined_primal(x):\n'
+      '        if type(ct) is ad.Zero:\n'
+      '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+      '        return ct * jax.lax.stop_gradient(c), None\n'
+      '    if type(ct) is ad.Zero:\n'
+      '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+      '    return None, jnp.sum(ct * x)\n'
+      '\n'
+      'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+    W('e', "c's cotangent uses stop_gradient(x): first derivatives right, d/dx of a gradient in c wrong",
+      'def scale_transpose(ct, x, c):\n'
+      '    if ad.is_undefined_primal(x):\n'
+      '        if type(ct) is ad.Zero:\n'
+      '            return ad.Zero(x.aval.to_tangent_aval()), None\n'
+      '        return scale(ct, c), None\n'
+      '    if type(ct) is ad.Zero:\n'
+      '        return None, ad.Zero(c.aval.to_tangent_aval())\n'
+      '    return None, jnp.sum(ct * jax.lax.stop_gradient(x))\n'
+      '\n'
+      'ad.primitive_transposes[scale_p] = scale_transpose\n'),
+]
