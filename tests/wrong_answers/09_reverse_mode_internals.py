@@ -557,3 +557,36 @@ RIGHT = {
           '    return out, linear_transpose(f_lin, *tangent_types)\n'),
     ],
 }
+
+# Round 7: written from the text alone by a reviewer who had not read the checks; the first and the third earned full
+# marks and the second lost its points only to a hidden check, until visible checks ran vjp_via_linearize inside
+# jax.jit with a traced int32 leaf, gave it a bfloat16 primal, and compared a Python float's cotangent type with jax.vjp's.
+WRONG['ex1_answer'] += [
+    W('e', 'float0 examples made with np.zeros_like(leaf): fine eagerly, but an integer leaf that is a tracer (under jit) cannot be turned into a NumPy array',
+      'def vjp_via_linearize(f, *primals):\n'
+      '    out, f_lin = jax.linearize(f, *primals)\n'
+      '    def example(leaf):\n'
+      '        if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact):\n'
+      '            return leaf\n'
+      '        return np.zeros_like(leaf, dtype=jax.dtypes.float0)\n'
+      '    examples = jax.tree.map(example, primals)\n'
+      '    return out, jax.linear_transpose(f_lin, *examples)\n'),
+    W('c', 'tests differentiability with NumPy np.issubdtype(.., np.inexact): bfloat16 is no np.inexact, so a bfloat16 leaf gets a float0 example and linear_transpose raises',
+      'def vjp_via_linearize(f, *primals):\n'
+      '    out, f_lin = jax.linearize(f, *primals)\n'
+      '    def example(leaf):\n'
+      '        if np.issubdtype(np.dtype(jnp.result_type(leaf)), np.inexact):\n'
+      '            return leaf\n'
+      '        return np.zeros(np.shape(leaf), jax.dtypes.float0)\n'
+      '    examples = jax.tree.map(example, primals)\n'
+      '    return out, jax.linear_transpose(f_lin, *examples)\n'),
+    W('c', 'examples as ShapeDtypeStruct(shape, result_type): drops weak_type, so a Python-float primal gets a strong float32 cotangent where jax.vjp gives a weak one',
+      'def vjp_via_linearize(f, *primals):\n'
+      '    out, f_lin = jax.linearize(f, *primals)\n'
+      '    def example(leaf):\n'
+      '        dt = jnp.result_type(leaf)\n'
+      '        if jnp.issubdtype(dt, jnp.inexact):\n'
+      '            return jax.ShapeDtypeStruct(np.shape(leaf), dt)\n'
+      '        return jax.ShapeDtypeStruct(np.shape(leaf), jax.dtypes.float0)\n'
+      '    return out, jax.linear_transpose(f_lin, *jax.tree.map(example, primals))\n'),
+]
