@@ -242,3 +242,21 @@ WRONG['ex3_answer'] += [
     W('c', 'flushes tiny inputs to a signed zero to avoid subnormals: x between ~1.7e-108 and 1e-100 has a nonzero subnormal cube (1e-105 -> 1e-315) but gives 0.0',
       'def make_cube():\n    code = r"""\n    #include <cmath>\n    extern "C" double cube(double x) {\n        // the cube of anything this small underflows anyway: skip the slow subnormals\n        if (std::fabs(x) < 1e-100) return std::copysign(0.0, x);\n        return x * x * x;\n    }\n    """\n    lib = grader.build(code=code, name="cube_flush")\n    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
 ]
+
+# Round 7: written from the text alone by a reviewer who had not read the checks. A library built with -ffast-math makes
+# the whole process flush subnormal results to zero, Python's own products included, so a check that compared with a
+# product computed in the same kernel passed; the checks now compare bits. Each leaves its kernel changed for good.
+WRONG['ex3_answer'] += [
+    W('c', 'built with -O3 -ffast-math for speed: GCC links crtfastmath into the library, which turns on flush-to-zero for '
+           'the whole process, so the cube of 1e-105 is 0',
+      'def make_cube():\n'
+      '    code = \'extern "C" double cube(double x) { return x * x * x; }\'\n'
+      '    lib = grader.build(code=code, name="cube", flags=("-O3", "-ffast-math"))   # fast: the cube is called often\n'
+      '    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n',
+      restart=True),
+    W('c', 'built with -Ofast, which implies -ffast-math: the process flushes subnormal results to zero',
+      'def make_cube():\n'
+      '    lib = grader.build(code=\'extern "C" double cube(double x) { return x * x * x; }\', name="cube", flags=("-Ofast",))\n'
+      '    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n',
+      restart=True),
+]

@@ -47,6 +47,9 @@ class W:
     klass: str
     why: str
     source: str
+    #: True for an answer that changes its kernel's process for good (a library built with -ffast-math turns on
+    #: flush-to-zero for the whole process): the grading starts a fresh kernel after it, as every submission has one.
+    restart: bool = False
 
     def __post_init__(self):
         if self.klass not in CLASSES:

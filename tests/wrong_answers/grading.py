@@ -389,6 +389,9 @@ class ChapterGrader:
                 if outcome.graded is None:
                     outcome.graded = Verdict(False, f"{self._title(test)}: {died}")
                 self.start()
+            else:
+                if getattr(item, "restart", False):  # it changed the kernel's process for good: a fresh one
+                    self.start()
             outcomes.append(outcome)
         # The reference passes again: nothing a wrong answer did is left behind.
         verdict, _ = self._graded(test)
