@@ -89,3 +89,26 @@ def test_says_what_to_do_when_every_tool_id_is_taken():
     finally:
         for tool in taken:
             sys.monitoring.free_tool_id(tool)
+
+
+def test_host_functions_are_the_objects_the_answer_gave_to_jax():
+    """Does host_functions return each host function a pure_callback or io_callback ran, once, and nothing of JAX's?"""
+    import numpy as np
+    from jax.experimental import io_callback
+
+    def numpy_host(a):
+        return np.asarray(a) * 2
+
+    scaled_host = functools.partial(_scaled, k=np.float32(3))
+    spec = jax.ShapeDtypeStruct((3,), jnp.float32)
+
+    def program(x):
+        y = jax.pure_callback(numpy_host, spec, x)
+        y = jax.pure_callback(numpy_host, spec, y)   # the same host function again: listed once
+        return io_callback(scaled_host, spec, y)
+
+    x = jnp.arange(3.0)
+    hosts = watch.host_functions(lambda: jax.jit(program)(x))
+    assert hosts == [numpy_host, scaled_host]
+    assert hosts[1] is scaled_host
+    assert watch.host_functions(lambda: jnp.sin(x)) == []   # no callback, no host function

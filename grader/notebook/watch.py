@@ -75,3 +75,27 @@ def calls(on_call: Callable[[CodeType | None, Any], None], *,
         monitoring.register_callback(tool, events.CALL, None)
         monitoring.register_callback(tool, events.PY_START, None)
         monitoring.free_tool_id(tool)
+
+
+def host_functions(run: Callable[[], Any]) -> list[Any]:
+    """The host functions that `jax.pure_callback` and `io_callback` called while `run()` ran, each once, in the
+    order of their first call: the very objects the answer handed to JAX (a function, a lambda, a
+    `functools.partial`), which a check can then call itself.
+
+    JAX calls each through its `_FlatCallback` wrapper, which also calls `tree_unflatten` and `tree_leaves`;
+    those are left out.
+    """
+    import jax
+    from jax._src import callback as jax_callback
+
+    wrapper = jax_callback._FlatCallback.__call__.__code__
+    jax_own = (jax.tree_util.tree_unflatten, jax.tree_util.tree_leaves)
+    hosts: list[Any] = []
+
+    def on_call(caller, fn):
+        if caller is wrapper and all(fn is not other for other in (*jax_own, *hosts)):
+            hosts.append(fn)
+
+    with calls(on_call):
+        jax.block_until_ready(run())
+    return hosts

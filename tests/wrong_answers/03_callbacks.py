@@ -1,6 +1,6 @@
 """Wrong answers for 03_callbacks (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import W
+from wrong_answers import R, W
 
 APPLIES = {'ex1_answer': 'bcefgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
 
@@ -554,3 +554,52 @@ WRONG['ex2_answer'] += [
     W('m', 'collects the states with scan and logs them all from one ordered io_callback after the loop, not each state as its step is done',
       'def run_logged(step, x0, n):\n    log = []\n    def record(states):\n        log.extend(np.array(s) for s in states)\n    def body(x, _):\n        x = step(x)\n        return x, x\n    def run(x):\n        final, states = jax.lax.scan(body, x, None, length=n)\n        io_callback(record, None, states, ordered=True)\n        return final\n    final = jax.jit(run)(x0)\n    jax.effects_barrier()\n    return final, log\n'),
 ]
+
+# Round 7: written from the text alone by a reviewer who had not read the checks; the first two lost their points only
+# to hidden checks, the third earned full marks, until visible checks logged a 0-d and a matrix state and called the
+# host function as JAX calls it, wanting NumPy arrays back.
+WRONG['ex2_answer'] += [
+    W('c', 'logs np.atleast_1d(state): a 0-d state is logged with shape (1,)',
+      'def run_logged(step, x0, n):\n'
+      '    log = []\n'
+      '    def body(i, x):\n'
+      '        x = step(x)\n'
+      '        io_callback(lambda v: log.append(np.atleast_1d(np.asarray(v))), None, x, ordered=True)\n'
+      '        return x\n'
+      '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+      '    jax.effects_barrier()\n'
+      '    return final, log\n'),
+    W('c', 'logs each state flattened (ravel): vectors right, a 0-d state logged as (1,), a matrix state as a vector',
+      'def run_logged(step, x0, n):\n'
+      '    log = []\n'
+      '    def record(state):\n'
+      '        log.append(np.array(state).ravel())\n'
+      '    def body(i, x):\n'
+      '        x = step(x)\n'
+      '        io_callback(record, None, x, ordered=True)\n'
+      '        return x\n'
+      '    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n'
+      '    jax.effects_barrier()\n'
+      '    return final, log\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', 'sorts with jnp inside the host function (a JAX sort run from the callback), not NumPy',
+      'def host_sort(x):\n'
+      '    def host(a):\n'
+      '        return jnp.sort(a, axis=-1), jnp.argsort(a, axis=-1, stable=True).astype(jnp.int32)\n'
+      '    spec = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+      '    return jax.pure_callback(host, spec, x, vmap_method="expand_dims")\n'),
+]
+
+# Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
+RIGHT = {
+    'ex3_answer': [
+        R('two pure_callbacks, one per output, each host function returning a NumPy array',
+          'def host_sort(x):\n'
+          '    values = jax.pure_callback(lambda a: np.sort(np.asarray(a), axis=-1),\n'
+          '                               jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'
+          '    indices = jax.pure_callback(lambda a: np.argsort(np.asarray(a), axis=-1, kind="stable").astype(np.int32),\n'
+          '                                jax.ShapeDtypeStruct(x.shape, jnp.int32), x, vmap_method="expand_dims")\n'
+          '    return values, indices\n'),
+    ],
+}

@@ -778,3 +778,18 @@ RIGHT = {
           '    return gammaln_cb(x), _digamma_cb(x) * x_dot\n'),
     ],
 }
+
+# Round 7: written from the text alone by a reviewer who had not read the checks; both earned full marks until a
+# visible check called the host function as JAX calls it (on a jax.Array) and wanted a NumPy array back.
+WRONG['ex1_answer'] += [
+    W('d', 'the host function computes with jnp (a JAX computation run from inside the callback), not NumPy',
+      'def unit_rows(x):\n'
+      '    def host(a):\n'
+      '        return a / jnp.linalg.norm(a, axis=-1, keepdims=True)\n'
+      '    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+    W('d', 'forgets np.asarray: the division a / norms is jax.Array.__truediv__, a JAX op run from the host',
+      'def unit_rows(x):\n'
+      '    def host(a):\n'
+      '        return a / np.linalg.norm(a, axis=-1, keepdims=True)\n'
+      '    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+]
