@@ -424,3 +424,30 @@ RIGHT = {
           '    return jax.device_put(x.copy())\n'),
     ],
 }
+
+# Round 7: written from the text alone by a reviewer who had not read the checks; both earned full marks until visible
+# checks read the first result again after later calls of its shape, and froze aligned int8, int16, uint16, uint32 and
+# complex64 arrays.
+WRONG['ex2_answer'] += [
+    W('f', 'copies into one aligned staging buffer per (shape, dtype) that device_put aliases: the next call overwrites an earlier result',
+      '\n'
+      '_staging = {}\n'
+      '\n'
+      'def frozen_put(x):\n'
+      '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+      '    key = (x.shape, dtype)\n'
+      '    if key not in _staging:\n'
+      '        nbytes = x.size * dtype.itemsize\n'
+      '        raw = np.empty(nbytes + 64, dtype=np.uint8)\n'
+      '        start = (-address(raw)) % 64\n'
+      '        _staging[key] = raw[start:start + nbytes].view(dtype).reshape(x.shape)\n'
+      '    buf = _staging[key]\n'
+      '    buf[...] = x\n'
+      '    return jax.device_put(buf)\n'),
+    W('c', 'host copy only for the five dtypes the text names as kept; thinks every other dtype is converted (so copied): an aligned int16/int8/uint16/uint32/complex64 x is aliased',
+      '\n'
+      'def frozen_put(x):\n'
+      '    if x.dtype in (np.uint8, np.int32, np.float16, np.float32, np.bool_):\n'
+      '        return jax.device_put(x.copy())\n'
+      '    return jax.device_put(x)        # JAX converts any other dtype, which copies anyway\n'),
+]

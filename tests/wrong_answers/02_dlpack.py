@@ -478,3 +478,54 @@ RIGHT = {
           '    return jax.dlpack.from_dlpack(host)\n'),
     ],
 }
+
+# Round 7: written from the text alone by a reviewer who had not read the checks; each earned full marks until visible
+# checks called twice on one x (after a write to it) and on one y (after a write to the first host).
+WRONG['ex1_answer'] += [
+    W('b', 'keeps the aligned copy made for each x and hands it out again on a later call with the same x: stale after x changes, and the same host for two calls',
+      '\n'
+      '_copies = {}\n'
+      '\n'
+      'def share_with_jax(x):\n'
+      '    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+      '    if x.size and x.dtype == dtype:\n'
+      '        try:\n'
+      '            j = jax.dlpack.from_dlpack(x, copy=False)\n'
+      '            if same_memory(j, x):\n'
+      '                return x, j\n'
+      '        except Exception:\n'
+      '            pass\n'
+      '    entry = _copies.get(id(x))\n'
+      '    if entry is None or entry[0] is not x:\n'
+      '        host = aligned_empty(x.shape, dtype)\n'
+      '        host[...] = x\n'
+      '        j = jax.dlpack.from_dlpack(host, copy=False) if host.size else jnp.asarray(host)\n'
+      '        entry = _copies[id(x)] = (x, host, j)\n'
+      '    return entry[1], entry[2]\n'),
+]
+WRONG['ex2_answer'] += [
+    W('f', 'memoises the twin by content: two calls on equal arrays return the same host and j',
+      '\n'
+      '_twins = {}\n'
+      '\n'
+      'def writeable_twin(y):\n'
+      '    values = np.asarray(y)\n'
+      '    key = (values.tobytes(), str(y.dtype), y.shape)\n'
+      '    if key not in _twins:\n'
+      '        host = aligned_empty(y.shape, y.dtype)\n'
+      '        host[...] = values\n'
+      '        _twins[key] = (host, jnp.asarray(host) if host.size == 0 else jax.dlpack.from_dlpack(host))\n'
+      '    return _twins[key]\n'),
+    W('f', 'caches one twin per JAX array (y is immutable, so its twin is thought reusable): a second call on the same y returns the first host, with whatever was written into it',
+      '\n'
+      '_twins = {}\n'
+      '\n'
+      'def writeable_twin(y):\n'
+      '    entry = _twins.get(id(y))\n'
+      '    if entry is None or entry[0] is not y:\n'
+      '        host = aligned_empty(y.shape, y.dtype)\n'
+      '        host[...] = np.asarray(y)\n'
+      '        j = jax.dlpack.from_dlpack(host, copy=False) if y.size else jnp.asarray(host)\n'
+      '        entry = _twins[id(y)] = (y, host, j)\n'
+      '    return entry[1], entry[2]\n'),
+]
