@@ -140,6 +140,8 @@ def score_visible(notebook: Path, *, root: Path | None = None) -> list[ExerciseS
             message = f"{title}: not graded: {run.reason}" + (
                 "" if run.stopped_at is None or index == run.stopped_at
                 else f" in cell {run.stopped_at}, before this one ran")
+        if message and index in run.progress and (index in run.timed_out or index == run.stopped_at):
+            message += f"\nwhere: {run.progress[index]}"
         results.append(ExerciseScore(meta["grade_id"], title, 0.0 if message else most, most, message,
                                      visible_only=True))
     if run.reason:

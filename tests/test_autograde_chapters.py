@@ -94,10 +94,13 @@ def test_several_chapters_in_one_class_grade_the_same_outside_the_kernel(several
 
 
 def test_a_cpp_answer_that_segfaults_keeps_the_points_earned_before_it(several_chapters):
-    """Does chapter 11 with a C++ exercise 2 that dereferences null end as `incomplete` (SIGSEGV), with
-    exercise 1's points kept and the cells after the crash at 0?"""
+    """Does chapter 11 with a C++ exercise 2 that dereferences null end as `incomplete` (SIGSEGV), with exercise 1's
+    points kept, the cells after the crash at 0, and exercise 2's verdict saying which of its checks had started?"""
     row = several_chapters[("ffi-segfault", "11_cpp_ffi")]
     assert row.status.startswith("incomplete: ") and "SIGSEGV" in row.status, row.status
     assert row.exercises["ex1_test"][0] == row.exercises["ex1_test"][1] > 0, row.exercises
     assert all(row.exercises[gid][0] == 0 for gid in ("ex2_test", "ex3_test", "quiz_test")), row.exercises
     assert row.score == row.exercises["ex1_test"][0], row
+    # The crash came in Exercise 2's checks: its verdict says which check had started last.
+    assert "\nwhere: Exercise 2, " in row.exercises["ex2_test"][2], row.exercises
+    assert "where:" not in row.exercises["ex3_test"][2], row.exercises  # it never started

@@ -137,6 +137,23 @@ def test_a_dead_kernel_keeps_the_points_before_it_and_says_why(tmp_path):
     assert re.match(r"note: the kernel exited with status 3 .*in cell \d+: import os", lines[-1]), proc.stdout
 
 
+@pytest.mark.slow
+def test_a_kernel_dying_inside_the_checks_says_which_check_had_started(tmp_path):
+    """When the answer kills the kernel while an exercise's checks run, does that exercise's row say where they
+    were, on the line under its verdict?"""
+    def die_on_the_second_factor(nb):
+        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex2_answer")
+        cell.source = ("import os\n\ndef make_scaled(factor):\n    if factor == 2.0:\n        os._exit(3)\n"
+                       "    return jax.jit(lambda x: factor * x)\n")
+    proc = run_check(str(_edited_solution(tmp_path, "00_start_here", die_on_the_second_factor)))
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("Exercise 2"))
+    assert "the kernel exited with status 3" in lines[row], proc.stdout
+    # The table cuts a long line to the terminal's width: the check's own words start where they fit.
+    assert lines[row + 1].strip().startswith("where: Exercise 2, after its check 2: make_scaled(3.0)("), proc.stdout
+
+
 def test_a_renamed_copy_is_known_by_its_self_checks(tmp_path):
     """Is JupyterLab's duplicate `01_numpy_interop-Copy1.ipynb` known as chapter 01 by its self-check
     cells, while a notebook with no chapter's self-checks is still refused?"""

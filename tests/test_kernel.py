@@ -155,6 +155,65 @@ def _status(state, parent):
     return {"msg_type": "status", "content": {"execution_state": state}, "parent_header": {"msg_id": parent}}
 
 
+CRASH_IN_CHECKS = """
+import ctypes
+from grader import checks
+with checks.exercise(1):
+    checks.equal(1, 1, what="a first check")
+    checks.equal(2, 2, what="the second check")
+    ctypes.string_at(0)   # reads address 0: a segfault, as a C++ answer's can be
+"""
+
+HANG_IN_CHECKS = """
+import time
+from grader import checks
+with checks.exercise(2):
+    checks.equal(1, 1, what="a first check")
+    checks.raises(ValueError, lambda: time.sleep(120), what="a call of the answer that never returns")
+"""
+
+
+def test_a_kernel_that_dies_inside_an_exercise_says_which_check_had_started(tmp_path):
+    """When native code kills the kernel in an exercise's checks, does the run say which exercise, and which of its
+    checks had started last, and nothing for a cell that did not stop?"""
+    result = _run(tmp_path, ["x = 1", CRASH_IN_CHECKS, "y = 2"], sandbox.Limits(cell_seconds=60, notebook_seconds=120))
+    assert result.stopped_at == 1 and "SIGSEGV" in result.reason, result
+    assert result.progress == {1: "Exercise 1, after its check 2: the second check"}, result.progress
+
+
+def test_a_cell_out_of_time_inside_an_exercise_says_which_check_ran_and_a_later_crash_outside_one_says_nothing(tmp_path):
+    """Does a cell interrupted for its time name the check that was calling the answer, and does a later crash
+    outside any exercise get no stale note?"""
+    after = "import ctypes\nctypes.string_at(0)"
+    result = _run(tmp_path, [HANG_IN_CHECKS, "z = 3", after], sandbox.Limits(cell_seconds=3, notebook_seconds=120))
+    assert result.timed_out == [0] and result.stopped_at == 2, result
+    assert result.progress == {0: "Exercise 2, in its check 2, which runs your code: a call of the answer that never "
+                                  "returns"}, result.progress
+
+
+def test_a_progress_note_is_read_only_from_a_small_regular_file_of_the_right_form(tmp_path):
+    """Is the checks' note refused when it is a link (to a secret, say), a second name of another file, too large,
+    or not a note, and read when it is one?"""
+    note = tmp_path / "note.json"
+    note.write_text(json.dumps({"label": "Exercise 3", "count": 0, "what": "", "runs_answer": False}))
+    assert kernel.read_progress(note) == "Exercise 3, before its first check"
+    secret = tmp_path / "secret"
+    secret.write_text(json.dumps({"label": "the secret", "count": 1, "what": "x"}))
+    linked = tmp_path / "linked.json"
+    linked.symlink_to(secret)
+    assert kernel.read_progress(linked) == ""
+    second_name = tmp_path / "second.json"
+    second_name.hardlink_to(secret)
+    assert kernel.read_progress(second_name) == ""
+    for junk in ("not json", "[1, 2]", json.dumps({"label": 3, "count": 1}), json.dumps({"label": "E", "count": -1}),
+                 json.dumps({"label": "E", "count": 1, "what": "w" * 5000})):
+        note.write_text(junk)
+        assert kernel.read_progress(note) == "", junk
+    assert kernel.read_progress(tmp_path / "missing.json") == ""
+    note.write_text(json.dumps({"label": "Exercise\n4", "count": 2, "what": "a\nb", "runs_answer": True}))
+    assert kernel.read_progress(note) == "Exercise 4, in its check 2, which runs your code: a b"
+
+
 def test_the_wait_for_a_kernel_ends_on_its_idle_status_without_a_quiet_period():
     """Does the start end as soon as the idle status of our kernel_info request arrives (other
     messages before it skipped), without waiting for iopub to fall silent afterwards?"""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -56,6 +57,8 @@ class RunResult:
     truncated: list[int] = field(default_factory=list)  # cells whose output was cut
     notes: list[str] = field(default_factory=list)
     applied: dict = field(default_factory=dict)  # the limits really applied (see sandbox.read_applied)
+    # For a cell that died or ran out of time inside an exercise's checks: where they were (`read_progress`).
+    progress: dict[int, str] = field(default_factory=dict)
     seconds: float = 0.0
 
 
@@ -242,6 +245,19 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
         current["index"], current["since"] = None, None
         if (execute_reply or {}).get("content", {}).get("ename") == "KeyboardInterrupt":
             result.timed_out.append(cell_index)
+            take_progress(cell_index)
+
+    def take_progress(cell_index: int) -> None:
+        """The checks' note of where they were when cell `cell_index` stopped, removed once read (a later cell
+        that stops outside any exercise then finds none)."""
+        note = runtime / sandbox.PROGRESS_FILE
+        said = read_progress(note)
+        if said:
+            result.progress[cell_index] = said
+        try:
+            note.unlink()
+        except OSError:
+            pass
 
     client.on_cell_execute = on_cell_execute
     client.on_cell_executed = on_cell_executed
@@ -281,6 +297,8 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     finally:
         stop.set()
         guard.join()
+        if result.reason and result.stopped_at is not None and result.stopped_at not in result.progress:
+            take_progress(result.stopped_at)
         if sandbox.process_limit_reached(cgroups) and "process" not in result.reason:
             result.notes.append(f"the kernel reached its limit of {limits.processes} processes and threads "
                                 "(a fork or thread storm); what it tried to start beyond that failed")
@@ -292,6 +310,43 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     result.truncated = sorted(client.truncated)
     result.seconds = time.monotonic() - started
     return result
+
+
+def read_progress(path: Path) -> str:
+    """Where an exercise's checks were, from the note they keep in `path` (`grader.notebook.checks._progress`), as a
+    sentence: "" when there is no note (no exercise was running) or it is not one.
+
+    The kernel can write anything there, and the grader may be root: the file is opened without following a link,
+    read only if it is a small regular file with one name, and used only if it parses as a note, whose strings are
+    cut short and kept to one line."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return ""
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size > 4096:
+            return ""
+        data = os.read(fd, 4097)
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+    try:
+        note = json.loads(data)
+    except ValueError:
+        return ""
+    if not isinstance(note, dict):
+        return ""
+    label, count, what = note.get("label"), note.get("count"), note.get("what", "")
+    if not (isinstance(label, str) and type(count) is int and count >= 0 and isinstance(what, str)):
+        return ""
+    label, what = (" ".join(text.split())[:cut] for text, cut in ((label, 80), (what, 200)))
+    if count == 0:
+        return f"{label}, before its first check"
+    if note.get("runs_answer") is True:
+        return f"{label}, in its check {count}, which runs your code: {what}"
+    return f"{label}, after its check {count}: {what}"  # in the code computing the next check's values
 
 
 def _death_reason(km, limits: sandbox.Limits, process_limit: bool = False) -> str:

@@ -217,6 +217,10 @@ def compute_env(jax_cache: Path) -> dict[str, str]:
     }
 
 
+#: The file in a kernel's `.kernel` folder where the checks note their running check (`grader.autograde.kernel`).
+PROGRESS_FILE = "check-progress.json"
+
+
 def kernel_env(workdir: Path, *, record: bool = True) -> dict[str, str]:
     """The kernel's whole environment: nothing is inherited from the grader's.
 
@@ -230,6 +234,9 @@ def kernel_env(workdir: Path, *, record: bool = True) -> dict[str, str]:
         # The course package the sandbox binds (`readonly_paths`), first on the kernel's path.
         "PYTHONPATH": str(repo_root()),
         "JBJ_RECORD": "1", "JBJ_BUILD_CACHE": str(workdir / ".build-cache"),
+        # Where the checks note their running check (grader.notebook.checks.PROGRESS_ENV): in the folder of the
+        # kernel's sockets, which the grader sees also when the kernel's own folder is private.
+        "JBJ_CHECK_PROGRESS": str(workdir / ".kernel" / PROGRESS_FILE),
         **compute_env(workdir / ".jax-cache"),
         # ipykernel stops when its parent pid changes; in a new pid namespace it always looks changed.
         "JPY_PARENT_PID": "",

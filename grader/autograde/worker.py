@@ -193,6 +193,8 @@ def grade_spec(spec: JobSpec, scratch: Path | None = None) -> KernelRun:
                                                      else f" in cell {run.stopped_at}, before this one ran")
             if index in run.timed_out:
                 why = "this cell ran longer than the time limit and was interrupted"
+            if rec is None and index in run.progress and (index in run.timed_out or index == run.stopped_at):
+                why += f"\nwhere: {run.progress[index]}"
             records[gid] = {"record": rec, "why": why}
             # Feedback shows the instructor's cell as written, without the record output.
             cell.source = prepared.original_sources[gid]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import math
+import os
 import sys
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
@@ -52,9 +54,44 @@ def _fail(message: str, hint: str | None = None) -> None:
     raise CheckFailed(_hinted(f"{_label()}: {message}", hint))
 
 
-def _count() -> None:
+#: The file a grading kernel notes its running check in (`grader.autograde.sandbox.kernel_env` sets it): a kernel that
+#: dies or runs out of time cannot say where it was, so the grader reads it there (`grader.autograde.kernel`).
+PROGRESS_ENV = "JBJ_CHECK_PROGRESS"
+
+
+def _progress(state: dict, what: str = "", runs_answer: bool = False) -> None:
+    """Note in the file PROGRESS_ENV names which exercise is running and which of its checks started last, with
+    whether that check runs the answer's code itself (`raises`); nothing when PROGRESS_ENV is unset (a learner's
+    own session). Written with one write(2) to a file of its own, so it survives the kernel's death."""
+    path = os.environ.get(PROGRESS_ENV)
+    if not path or state.get("judging"):
+        return
+    note = json.dumps({"label": state["label"], "count": state["count"], "what": str(what)[:200],
+                       "runs_answer": runs_answer})
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        try:
+            os.write(fd, note.encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # a note for the grader's messages: never a reason for a check to fail
+
+
+def _progress_done() -> None:
+    """The exercise ended (passed, failed or crashed in Python): nothing is running any more."""
+    path = os.environ.get(PROGRESS_ENV)
+    if path:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _count(what: Any = "", runs_answer: bool = False) -> None:
     if _active:
         _active[-1]["count"] += 1
+        _progress(_active[-1], str(what), runs_answer)
 
 
 def _recorded(kind: str, got: Any, **details: Any) -> bool:
@@ -62,7 +99,7 @@ def _recorded(kind: str, got: Any, **details: Any) -> bool:
     verdict is made outside this process. Returns False when checks should judge here."""
     if not _record.recording() or _active and _active[-1].get("judging"):
         return False
-    _count()
+    _count(details.get("what") or details.get("message") or kind)
     if _active:
         if _active[-1].get("hidden"):
             details["hidden"] = True
@@ -148,6 +185,8 @@ def exercise(label: int | str, *answers: str) -> Iterator[None]:
             f"{title} is not answered yet: run its answer cell to define {', '.join(missing)}."
         )
     _active.append(state)
+    _progress(state)
+    interrupted = False
     try:
         yield
     except CourseError as err:
@@ -165,8 +204,13 @@ def exercise(label: int | str, *answers: str) -> Iterator[None]:
             f"{title}: your code raised {type(err).__name__}" + (f": {line}" if line else "")
             + "\nhint: run the answer on the inputs from the checks above to see the full error."
         ) from None
+    except BaseException:
+        interrupted = True  # a cell out of time: the note stays, for the grader to read
+        raise
     finally:
         _active.pop()
+        if not interrupted:
+            _progress_done()
     if _record.recording():
         _emit(state, "ok")
         print(f"{title}: {state['count']} checks recorded for grading.")
@@ -178,7 +222,7 @@ def true(condition: Any, message: str, *, hint: str | None = None) -> None:
     """Fail with `message` unless `condition` is exactly True (a bool, not merely truthy)."""
     if _recorded("true", bool(isinstance(condition, (bool, np.bool_)) and bool(condition)), message=str(message)[:300]):
         return
-    _count()
+    _count(message)
     if not (isinstance(condition, (bool, np.bool_)) and bool(condition)):
         _fail(message, hint)
 
@@ -206,7 +250,7 @@ def equal(got: Any, expected: Any, *, what: str, hint: str | None = None) -> Non
     with exactly the same type at every level."""
     if _recorded("equal", got, what=str(what)[:300], hint=hint):
         return
-    _count()
+    _count(what)
     # Two classes are compared as classes, whatever their metaclasses (a jax.Array's is not `type`).
     if type(got) is not type(expected) and not (isinstance(got, type) and isinstance(expected, type)):
         _fail(f"{what} should be {_a(type(expected).__name__)} like {_short(expected)}, "
@@ -220,7 +264,7 @@ def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float
     """An array that matches `expected` in shape, dtype (unless dtype=False) and values."""
     if _recorded("close", got, what=str(what)[:300], rtol=rtol, atol=atol, dtype=dtype, hint=hint):
         return
-    _count()
+    _count(what)
     if not hasattr(got, "shape") or not hasattr(got, "dtype"):
         _fail(f"{what} should be an array of shape {tuple(np.shape(expected))}, "
               f"got {_a(type(got).__name__)}: {_short(got)}", hint)
@@ -277,6 +321,8 @@ def raises(error: type[BaseException], fn: Callable[[], Any], *, what: str,
     """`fn()` must raise `error` (with `match` in its message, if given); returns the exception."""
     if _record.recording():
         caught, raised = None, None
+        if _active:  # the note says this check runs the answer, before it does (the count moves in _recorded)
+            _progress({**_active[-1], "count": _active[-1]["count"] + 1}, str(what), runs_answer=True)
         try:
             fn()
         except Exception as err:
@@ -286,7 +332,7 @@ def raises(error: type[BaseException], fn: Callable[[], Any], *, what: str,
             raised = {"types": [_record.type_name(t) for t in type(err).__mro__], "message": str(err)[:2000]}
         _recorded("raises", raised, what=str(what)[:300], error=_record.type_name(error), match=match, hint=hint)
         return caught
-    _count()
+    _count(what, runs_answer=True)
     try:
         fn()
     except Exception as err:
@@ -322,7 +368,7 @@ def answers(given: dict[str, Any], *, choices: str | None = None, key: dict[str,
     """
     if _recorded("answers", dict(given), choices=choices):
         return
-    _count()
+    _count("the answers " + ", ".join(given))
     if choices is not None:
         for name, value in given.items():
             if not (type(value) is str and len(value.strip()) == 1 and value.strip().lower() in choices):
