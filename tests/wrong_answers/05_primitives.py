@@ -896,3 +896,23 @@ WRONG['ex4_answer'] += [
       '            out[name] = False\n'
       '    return out\n'),
 ]
+
+# Round 8: written from the text alone by a second reviewer; it lost its points only to a hidden check until a visible
+# check counted the jits of a jit whose function calls another jitted function.
+WRONG['ex2_answer'] += [
+    W('c', 'does not walk into an equation that itself matches: a cond inside a cond branch, or a jit inside a jit, counts once',
+      'def count_primitive(f, name, *args):\n'
+      '    def count(jaxpr):\n'
+      '        total = 0\n'
+      '        for eqn in jaxpr.eqns:\n'
+      '            if eqn.primitive.name == name:\n'
+      '                total += 1\n'
+      '                continue                       # found it, move on\n'
+      '            for value in eqn.params.values():\n'
+      '                for v in (value if isinstance(value, tuple) else (value,)):\n'
+      '                    if isinstance(v, jex.core.Jaxpr):\n'
+      '                        total += count(v)\n'
+      '        return total\n'
+      '\n'
+      '    return count(jax.make_jaxpr(f)(*args))\n'),
+]

@@ -1091,3 +1091,31 @@ WRONG['ex3_answer'] += [
       'permute_p = Primitive("permute")\n'
       '_ = permute_p.def_abstract_eval(permute_abstract_eval)   # it returns the rule; nothing to display\n'),
 ]
+
+# Round 8: written from the text alone by a second reviewer; it lost its points only to a hidden check until a visible
+# check asked for the avals of an array whose last axis has length 1.
+WRONG['ex2_answer'] += [
+    W('m', 'misread: refuses a last axis of length 1 (n < 2, "nothing to compare"), though only n == 0 is to be refused',
+      'def max_argmax_abstract_eval(x):\n'
+      '    if x.ndim == 0:\n'
+      '        raise TypeError("max_argmax needs an array with at least one axis")\n'
+      '    if x.shape[-1] < 2:\n'
+      '        raise ValueError("max_argmax needs something to compare along the last axis")\n'
+      '    return [ShapedArray(x.shape[:-1], x.dtype), ShapedArray(x.shape[:-1], jnp.int32)]\n'
+      '\n'
+      '\n'
+      '# Given: the computation, the primitive (with your line) and its rules, and the wrapper.\n'
+      'def _max_argmax_math(x):\n'
+      '    return jnp.max(x, axis=-1), jnp.argmax(x, axis=-1).astype(jnp.int32)\n'
+      '\n'
+      '\n'
+      'max_argmax_p = Primitive("max_argmax")\n'
+      'max_argmax_p.multiple_results = True\n'
+      'max_argmax_p.def_impl(_max_argmax_math)\n'
+      'max_argmax_p.def_abstract_eval(max_argmax_abstract_eval)\n'
+      'mlir.register_lowering(max_argmax_p, mlir.lower_fun(_max_argmax_math, multiple_results=True))\n'
+      '\n'
+      '\n'
+      'def max_argmax(x):\n'
+      '    return tuple(max_argmax_p.bind(x))\n'),
+]

@@ -899,3 +899,31 @@ WRONG['ex4_answer'] += [
       '\n'
       'ad.primitive_transposes[scale_p] = scale_transpose\n'),
 ]
+
+# Round 8: written from the text alone by a second reviewer; it lost its points only to hidden checks until a visible
+# check ran the batching rule under jit (a jaxpr's parameters must be hashable).
+WRONG['ex1_answer'] += [
+    W('e', 'batching rule binds the primitive with axes as a list (unhashable param): eager vmap works, jit(vmap) / caching may fail',
+      'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n'
+      '\n'
+      'def reduce_sum_jvp(primals, tangents, *, axes):\n'
+      '    (x,), (t,) = primals, tangents\n'
+      '    y = custom_reduce_sum_p.bind(x, axes=axes)\n'
+      '    if type(t) is ad.Zero:\n'
+      '        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n'
+      '    return y, custom_reduce_sum_p.bind(t, axes=axes)\n'
+      '\n'
+      'def reduce_sum_transpose(ct, x, *, axes):\n'
+      '    if type(ct) is ad.Zero:\n'
+      '        return (ad.Zero(x.aval.to_tangent_aval()),)\n'
+      '    return (jnp.broadcast_to(jnp.expand_dims(ct, axes), x.aval.shape),)\n'
+      '\n'
+      'def reduce_sum_batch(batched_args, batch_dims, *, axes):\n'
+      '    (x,), (bd,) = batched_args, batch_dims\n'
+      '    x = jnp.moveaxis(x, bd, 0)\n'
+      '    return custom_reduce_sum_p.bind(x, axes=[a + 1 for a in axes]), 0\n'
+      '\n'
+      'ad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\n'
+      'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
+      'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+]

@@ -2407,3 +2407,31 @@ WRONG['ex5_answer'] += [
       'def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):\n'
       '    return FixedPoint(jax.tree.map(jax.typeof, theta), jax.typeof(x0), f, tol, max_iter)(theta, x0)\n'),
 ]
+
+# Round 8: written from the text alone by a second reviewer; it earned full marks until visible checks used a vector
+# whose entries are all negative.
+WRONG['ex1_answer'] += [
+    W('c', 'norm computed in a scaled form (against overflow) as max(x) * ||x / max(x)||, with max(x) not max|x|: a negative norm for all-negative vectors, nan when max(x) is 0',
+      'class Normalize(HiPrim):\n'
+      '    """x -> x / ||x|| for a vector x."""\n'
+      '    def __init__(self, x_aval):\n'
+      '        self.in_avals = (x_aval,)\n'
+      '        self.out_aval = x_aval\n'
+      '        self.params = {}\n'
+      '        super().__init__()\n'
+      '\n'
+      '    def expand(self, x):\n'
+      '        return x / jnp.sqrt(jnp.sum(x * x))\n'
+      '\n'
+      '    def vjp_fwd(self, nzs_in, x):\n'
+      '        y = self(x)\n'
+      '        m = jnp.max(x)\n'
+      '        return y, {"y": y, "norm": m * jnp.sqrt(jnp.sum((x / m) ** 2))}\n'
+      '\n'
+      '    def vjp_bwd_retval(self, res, g):\n'
+      '        y, n = res["y"], res["norm"]\n'
+      '        return ((g - y * jnp.sum(y * g)) / n,)\n'
+      '\n'
+      'def normalize(x):\n'
+      '    return Normalize(jax.typeof(x))(x)\n'),
+]
