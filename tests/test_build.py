@@ -108,6 +108,29 @@ def test_code_from_a_cell_builds_and_runs_through_ctypes(build_cache):
     assert lib.path.parent == build_cache and not lib.cached
 
 
+def test_loading_a_library_that_turns_on_flush_to_zero_warns_and_a_plain_one_does_not(build_cache):
+    """Does loading a library built with -ffast-math, which turns on flush-to-zero for the whole process, say so, and
+    loading one built without it say nothing? Run in a process of its own: the first changes its process for good."""
+    child = textwrap.dedent("""
+        import ctypes, sys, warnings
+        from grader.builder import build, keeps_subnormals
+        code = 'extern "C" double cube(double x) { return x * x * x; }'
+        warnings.simplefilter("error")   # a warning fails the plain load below
+        build(code=code, name="plain_cube").cdll
+        assert keeps_subnormals()
+        try:
+            build(code=code, name="fast_cube", flags=("-ffast-math",)).cdll
+        except RuntimeWarning as warning:
+            print(warning)
+        print("keeps subnormals:", keeps_subnormals())
+    """)
+    run = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "JBJ_BUILD_CACHE": str(build_cache)})
+    assert run.returncode == 0, run.stderr
+    assert "loading the library 'fast_cube' turned on flush-to-zero" in run.stdout, run.stdout
+    assert run.stdout.strip().endswith("keeps subnormals: False"), run.stdout
+
+
 def test_a_cpp_file_builds_with_the_course_headers(build_cache):
     """Does a file in cpp/ build, finding both cpp/ headers and jax.ffi.include_dir()?"""
     lib = build("ffi_rms_norm.cc")

@@ -10,9 +10,11 @@ import os
 import re
 import shlex
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,6 +108,13 @@ def _jax_identity() -> tuple[str, str]:
     return jax.__version__, jax.ffi.include_dir()
 
 
+def keeps_subnormals() -> bool:
+    """Whether this process's floating-point arithmetic keeps subnormal numbers: the smallest positive double times 1.0
+    is itself, not 0 (flush-to-zero makes it 0). Read from the result's bits, which no FPU mode can change."""
+    smallest = struct.unpack("<d", (1).to_bytes(8, "little"))[0]
+    return struct.pack("<d", smallest * 1.0) != bytes(8)
+
+
 @dataclass
 class Library:
     """A built shared library: call its C functions through ctypes or register FFI handlers."""
@@ -118,10 +127,20 @@ class Library:
 
     @property
     def cdll(self) -> ctypes.CDLL:
-        """The library loaded with ctypes (loaded once, kept alive for the process)."""
+        """The library loaded with ctypes (loaded once, kept alive for the process). Loading a library built with
+        -ffast-math or -Ofast can turn on flush-to-zero for the whole process (GCC links code that does it into the
+        library): when the process kept subnormal numbers before the load and no longer does, a warning says so."""
         if self._cdll is None:
-            self._cdll = _LOADED.get(self.key) or ctypes.CDLL(str(self.path))
-            _LOADED[self.key] = self._cdll
+            loaded = _LOADED.get(self.key)
+            if loaded is None:
+                kept = keeps_subnormals()
+                loaded = ctypes.CDLL(str(self.path))
+                if kept and not keeps_subnormals():
+                    warnings.warn(f"loading the library {self.name!r} turned on flush-to-zero for this whole process "
+                                  "(a library built with -ffast-math or -Ofast does that): every subnormal result is now 0, "
+                                  "Python's own arithmetic included. Build it without those flags, then restart the kernel.",
+                                  RuntimeWarning, stacklevel=3)
+            self._cdll = _LOADED[self.key] = loaded
         return self._cdll
 
     def function(self, symbol: str, *, argtypes=None, restype=None):
