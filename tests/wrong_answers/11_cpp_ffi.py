@@ -1252,6 +1252,12 @@ WRONG['ex3_answer'] += [
       'rms_norm_prim_p = Primitive("rms_norm_prim")\n\n@rms_norm_prim_p.def_abstract_eval\ndef _abs(x, *, eps):\n    if x.ndim < 1:\n        raise TypeError("rms_norm_prim needs at least one axis")\n    if not jnp.issubdtype(x.dtype, jnp.floating):\n        raise TypeError(f"rms_norm_prim takes floating arrays, got {x.dtype}")\n    return jax.core.ShapedArray(x.shape, x.dtype)\n\nmlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering("rms_norm"), platform="cpu")\nrms_norm_prim_p.def_impl(partial(xla.apply_primitive, rms_norm_prim_p))\n\ndef _batch(args, dims, *, eps):\n    (x,), (d,) = args, dims\n    if d == x.ndim - 1:\n        x, d = jnp.moveaxis(x, d, 0), 0\n    return rms_norm_prim_p.bind(x, eps=eps), d\nbatching.primitive_batchers[rms_norm_prim_p] = _batch\n'),
 ]
 
+# Round 9: the chapter's own first reference, which a reviewer found wrong for 0-d examples.
+WRONG['ex3_answer'] += [
+    W('c', 'vmap over a 1-D x binds the kernel on it as it is: the 0-d examples are normalised across one another, where a 0-d bind is refused',
+      'rms_norm_prim_p = Primitive("rms_norm_prim")\n\n@rms_norm_prim_p.def_abstract_eval\ndef _rms_norm_prim_abstract(x, *, eps):\n    if x.ndim == 0 or x.dtype != jnp.float32:\n        raise TypeError(f"rms_norm_prim takes a float32 array with at least one axis, got {x.str_short()}")\n    return jax.core.ShapedArray(x.shape, x.dtype)\n\nmlir.register_lowering(rms_norm_prim_p, jax.ffi.ffi_lowering("rms_norm"), platform="cpu")\nrms_norm_prim_p.def_impl(partial(xla.apply_primitive, rms_norm_prim_p))\n\ndef _rms_norm_prim_batch(args, dims, *, eps):\n    (x,), (d,) = args, dims\n    if d == x.ndim - 1:\n        x, d = jnp.moveaxis(x, d, 0), 0\n    return rms_norm_prim_p.bind(x, eps=eps), d\n\nbatching.primitive_batchers[rms_norm_prim_p] = _rms_norm_prim_batch\n'),
+]
+
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
     'ex2_answer': [
