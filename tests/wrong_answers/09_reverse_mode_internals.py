@@ -544,6 +544,34 @@ WRONG['ex4_answer'] += [
       'def logcosh_linearization(is_vjp, nonzeros, v):\n    sech = 1 / jnp.cosh(v)                           # 1/inf = 0 for large |v|: no overflow trouble\n    residual = jnp.sign(v) * jnp.sqrt(1 - sech * sech)\n    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
 ]
 
+# Round 9: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('m', "computes out with a plain f(*primals) (the bullet 'out is f(*primals)') and then linearizes: f runs twice inside vjp_via_linearize, not once",
+      'def vjp_via_linearize(f, *primals):\n    out = f(*primals)                                   # out is f(*primals)\n    _, f_lin = jax.linearize(f, *primals)               # the linear part\n    def example(p):\n        if jnp.issubdtype(jnp.result_type(p), jnp.inexact):\n            return p\n        return np.zeros(np.shape(p), jax.dtypes.float0)\n    return out, jax.linear_transpose(f_lin, *jax.tree.map(example, primals))\n'),
+]
+WRONG['ex2_answer'] += [
+    W('m', 'a symbolic-zero ct is instantiated (ad.instantiate_zeros) and pushed through the rule: values right, but returns a dense zeros array where the text asks for ad.Zero',
+      'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n    ct = ad.instantiate_zeros(ct)                        # a Zero becomes an array of zeros\n    known = v if ad.is_undefined_primal(w) else w\n    back = known * jax.lax.cumsum(ct, axis=axis, reverse=not reverse)\n    return (back, None) if ad.is_undefined_primal(w) else (None, back)\n\nad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+    W('c', 'conjugates the known operand (the adjoint, not the transpose): right for real dtypes, wrong for complex w and v',
+      'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n    w_linear = ad.is_undefined_primal(w)\n    linear, known = (w, v) if w_linear else (v, w)\n    if type(ct) is ad.Zero:\n        back = ad.Zero(linear.aval.to_tangent_aval())\n    else:\n        back = jnp.conj(known) * jax.lax.cumsum(ct, axis=axis, reverse=not reverse)\n    return (back, None) if w_linear else (None, back)\n\nad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+    W('e', 'wraps the known operand in stop_gradient (a known value is a constant in the backward pass): first derivatives right, the mixed second derivative d2/dw dv is lost',
+      'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n    w_linear = ad.is_undefined_primal(w)\n    linear, known = (w, v) if w_linear else (v, w)\n    if type(ct) is ad.Zero:\n        back = ad.Zero(linear.aval.to_tangent_aval())\n    else:\n        known = jax.lax.stop_gradient(known)          # a known value: a constant here\n        back = known * jax.lax.cumsum(ct, axis=axis, reverse=not reverse)\n    return (back, None) if w_linear else (None, back)\n\nad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', "pairs linear with constvars + invars (all the program's inputs, in printed order): right when nothing is captured, shifted flags when the jaxpr has constvars",
+      'def transposed_equations(jaxpr, linear):\n    inputs = list(jaxpr.constvars) + list(jaxpr.invars)     # everything before and after the ;\n    depends = {var for var, is_linear in zip(inputs, linear) if is_linear}\n    found = []\n    for index, eqn in enumerate(jaxpr.eqns):\n        if any(isinstance(var, Var) and var in depends for var in eqn.invars):\n            found.append(index)\n            depends.update(eqn.outvars)\n    return found\n'),
+    W('m', 'lists an equation that reads a linear value, but propagates dependence only through its inexact outputs (an integer/bool output has a float0 cotangent): misses (u > 0) * k',
+      'def transposed_equations(jaxpr, linear):\n    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n    found = []\n    for index, eqn in enumerate(jaxpr.eqns):\n        if any(isinstance(var, Var) and var in depends for var in eqn.invars):\n            found.append(index)\n            # an integer or bool result carries no cotangent: it does not make later equations linear\n            depends.update(out for out in eqn.outvars if jnp.issubdtype(out.aval.dtype, jnp.inexact))\n    return found\n'),
+    W('m', 'lists a jit equation as one equation, but marks only those of its outputs whose inner body reads a linear operand (looks inside, against the text)',
+      'def _dependent_outputs(inner, flags):\n    depends = {var for var, flag in zip(inner.invars, flags) if flag}\n    for eqn in inner.eqns:\n        if any(isinstance(var, Var) and var in depends for var in eqn.invars):\n            depends.update(eqn.outvars)\n    return [isinstance(out, Var) and out in depends for out in inner.outvars]\n\ndef transposed_equations(jaxpr, linear):\n    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n    found = []\n    for index, eqn in enumerate(jaxpr.eqns):\n        flags = [isinstance(var, Var) and var in depends for var in eqn.invars]\n        if not any(flags):\n            continue\n        found.append(index)\n        inner = eqn.params.get("jaxpr")\n        if inner is not None:                         # only the outputs the body computes from a linear input\n            inner = getattr(inner, "jaxpr", inner)\n            depends.update(out for out, dep in zip(eqn.outvars, _dependent_outputs(inner, flags)) if dep)\n        else:\n            depends.update(eqn.outvars)\n    return found\n'),
+]
+WRONG['ex4_answer'] += [
+    W('e', 'overflow-safe tanh as sign(v) * (1 - e^-2|v|)/(1 + e^-2|v|): first derivatives right everywhere, but sign and abs have zero slope at 0, so the second derivative at x = 0 is 0 instead of 1',
+      'def logcosh_linearization(is_vjp, nonzeros, v):\n    e = jnp.exp(-2 * jnp.abs(v))                        # never overflows\n    residual = jnp.sign(v) * -jnp.expm1(-2 * jnp.abs(v)) / (1 + e)   # tanh(v), accurate near 0 too\n    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+    W('b', 'rematerialises under reverse mode: with is_vjp it saves v and recomputes tanh in the linear part (less to keep), with jax.linearize it saves tanh: the one-mul tangent jaxpr holds only on the linearize path',
+      'def logcosh_linearization(is_vjp, nonzeros, v):\n    if is_vjp:   # reverse mode: keep the input, recompute the slope in the backward pass\n        return logcosh(v), nonzeros[0], v, None, lambda res, _, v_dot: jnp.tanh(res) * v_dot\n    return logcosh(v), nonzeros[0], jnp.tanh(v), None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+]
+
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
     'ex1_answer': [
@@ -590,3 +618,17 @@ WRONG['ex1_answer'] += [
       '        return jax.ShapeDtypeStruct(np.shape(leaf), jax.dtypes.float0)\n'
       '    return out, jax.linear_transpose(f_lin, *jax.tree.map(example, primals))\n'),
 ]
+
+# Round 9: right answers written another way.
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('marks per-equation flags with a NumPy bool array and returns list(np.flatnonzero(...)): a list of NumPy integer indices',
+      'def transposed_equations(jaxpr, linear):\n    depends = [var for var, is_linear in zip(jaxpr.invars, linear) if is_linear]\n    flags = np.zeros(len(jaxpr.eqns), dtype=bool)\n    for index, eqn in enumerate(jaxpr.eqns):\n        if any(any(var is d for d in depends) for var in eqn.invars):\n            flags[index] = True\n            depends.extend(eqn.outvars)\n    return list(np.flatnonzero(flags))\n'),
+])
+RIGHT.setdefault('ex1_answer', []).extend([
+    R('builds the transpose lazily, inside vjp_fn (a jax.tree_util.Partial over f_lin and the example leaves): f still runs once, linear_transpose runs in the backward pass',
+      'from jax.tree_util import Partial\n\ndef _example(p):\n    if jnp.issubdtype(jnp.result_type(p), jnp.inexact):\n        return p\n    return np.zeros(np.shape(p), jax.dtypes.float0)\n\ndef _backward(f_lin, examples, ct):\n    return jax.linear_transpose(f_lin, *examples)(ct)\n\ndef vjp_via_linearize(f, *primals):\n    out, f_lin = jax.linearize(f, *primals)              # f runs here, once\n    examples = tuple(jax.tree.map(_example, primals))\n    return out, Partial(_backward, f_lin, examples)\n'),
+])
+RIGHT.setdefault('ex2_answer', []).extend([
+    R("lets jax.linear_transpose transpose the linear map u -> cumsum(known * u) (section 1's API) instead of writing the reversed sum",
+      'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n    w_linear = ad.is_undefined_primal(w)\n    linear, known = (w, v) if w_linear else (v, w)\n    if type(ct) is ad.Zero:\n        back = ad.Zero(linear.aval.to_tangent_aval())\n    else:\n        forward = lambda u: jax.lax.cumsum(known * u, axis=axis, reverse=reverse)\n        (back,) = jax.linear_transpose(forward, jax.ShapeDtypeStruct(linear.aval.shape, linear.aval.dtype))(ct)\n    return (back, None) if w_linear else (None, back)\n\nad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+])
