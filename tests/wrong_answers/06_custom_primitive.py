@@ -1119,3 +1119,9 @@ WRONG['ex2_answer'] += [
       'def max_argmax(x):\n'
       '    return tuple(max_argmax_p.bind(x))\n'),
 ]
+
+# Round 9: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('m', 'wrapper converts width with round() instead of int(): 3.0 and np.int64(3) bind 3, but width=2.7 binds 3 where int(2.7) is 2',
+      'def window_sum_abstract_eval(x, *, width):\n    if not jnp.issubdtype(x.dtype, jnp.floating):\n        raise TypeError(f"window_sum needs a floating-point array, got {x.dtype}")\n    if x.ndim == 0:\n        raise TypeError("window_sum needs an array with at least one axis")\n    n = x.shape[-1]\n    if not 1 <= width <= n:\n        raise ValueError(f"window_sum: width {width} does not fit an axis of length {n}")\n    return ShapedArray(x.shape[:-1] + (n - width + 1,), x.dtype)\n\n\ndef window_sum(x, width):\n    return window_sum_p.bind(x, width=round(width))   # a whole number written as a float -> int\n\n\n# Given: the computation (the sum of `width` shifted slices), the primitive and its rules.\ndef _window_sum_math(x, *, width):\n    n_out = x.shape[-1] - width + 1\n    return sum(x[..., i:i + n_out] for i in range(width))\n\n\nwindow_sum_p = Primitive("window_sum")\nwindow_sum_p.def_impl(_window_sum_math)\nwindow_sum_p.def_abstract_eval(window_sum_abstract_eval)\nmlir.register_lowering(window_sum_p, mlir.lower_fun(_window_sum_math, multiple_results=False))\n'),
+]
