@@ -2,7 +2,7 @@
 
 from wrong_answers import W
 
-APPLIES = {'ex1_answer': 'bcdgm', 'ex2_answer': 'cdgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcdfgm', 'ex2_answer': 'cdgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -421,4 +421,14 @@ WRONG['ex3_answer'] += [
       '_lax_abs_rule = mlir._lowerings[jax.lax.abs_p].rule\n'
       'mlir.register_lowering(abs_p, lambda ctx, v: _lax_abs_rule(ctx, v), platform="cpu")\n'
       'abs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+]
+
+# Round 9: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('f', 'impl caches the compiled program per (dtype, lo, hi), not per shape: a second shape of the same dtype and bounds reuses an executable compiled for the first',
+      'def clip_rule(ctx, operand, *, lo, hi):\n    dtype = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n\nclip_p = elementwise_primitive("clip")\n_clip_programs = {}\n\ndef _clip_impl(x, *, lo, hi):\n    # an elementwise clamp: one program per dtype and bounds, compiled through the lowering\n    key = (jnp.result_type(x), lo, hi)\n    if key not in _clip_programs:\n        _clip_programs[key] = jax.jit(partial(clip_p.bind, lo=lo, hi=hi)).lower(x).compile()\n    return _clip_programs[key](x)\n\nclip_p.def_impl(_clip_impl)\nmlir.register_lowering(clip_p, clip_rule)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('m', 'generic rule from jnp.where(v >= 0, v, -v), not the lambda asked for: same on -0.0, but a NaN comes back with its sign bit flipped on other platforms',
+      'abs_p = elementwise_primitive("my_abs")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v >= 0, v, -v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
 ]
