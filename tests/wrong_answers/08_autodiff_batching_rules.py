@@ -927,3 +927,13 @@ WRONG['ex1_answer'] += [
       'ad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\n'
       'batching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
 ]
+
+# Round 9: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('c', "a symbolic-zero tangent or cotangent is passed straight back: the JVP's zero has x's shape, not the output's, and the transpose's zero has the output's shape, not x's",
+      'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n\ndef reduce_sum_jvp(primals, tangents, *, axes):\n    (x,), (x_dot,) = primals, tangents\n    y = custom_reduce_sum_p.bind(x, axes=axes)\n    if type(x_dot) is ad.Zero:\n        return y, x_dot                      # zero in, zero out\n    return y, custom_reduce_sum_p.bind(x_dot, axes=axes)\n\ndef reduce_sum_transpose(ct, x, *, axes):\n    if type(ct) is ad.Zero:\n        return (ct,)                         # zero in, zero out\n    return (jnp.broadcast_to(jnp.expand_dims(ct, axes), x.aval.shape),)\n\ndef reduce_sum_batch(batched_args, batch_dims, *, axes):\n    (x,), (bd,) = batched_args, batch_dims\n    x = jnp.moveaxis(x, bd, 0)\n    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n\nad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\nad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\nbatching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+]
+WRONG['ex4_answer'] += [
+    W('c', "a zero cotangent is handed back as the undefined operand's cotangent: right for x (ct has x's type), but c gets a zero of x's shape instead of a scalar",
+      'def scale_transpose(ct, x, c):\n    if type(ct) is ad.Zero:                  # nothing flows back\n        return (ct, None) if ad.is_undefined_primal(x) else (None, ct)\n    if ad.is_undefined_primal(x):\n        return ct * c, None\n    return None, jnp.sum(ct * x)\n\nad.primitive_transposes[scale_p] = scale_transpose\n'),
+]
