@@ -752,6 +752,16 @@ WRONG['ex3_answer'] += [
       'c_row_moments = kernels.function("pcb_row_moments_f32",\n                                   argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer],\n                                   restype=None)\n\ndef _row_moments_host(a):\n    a = np.ascontiguousarray(a, dtype=np.float32)\n    if a.ndim == 1:                        # a single row: not worth a trip into C\n        return np.float32(a.mean()), np.float32(a.var())\n    n = a.shape[-1]\n    rows = a.size // n\n    mean, var = np.empty(rows, np.float32), np.empty(rows, np.float32)\n    c_row_moments(a, rows, n, mean, var)\n    return mean.reshape(a.shape[:-1]), var.reshape(a.shape[:-1])\n\ndef row_moments(x):\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    return jax.pure_callback(_row_moments_host, (spec, spec), x, vmap_method="expand_dims")\n\n'),
 ]
 
+# Round 9: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('c', 'host flattens to 2-D with a.reshape(-1, a.shape[-1]) and returns that 2-D array: fine for 2-D, shape error for 1-D, 3-D and vmap of 2-D',
+      'def unit_rows(x):\n    def host(a):\n        a = np.asarray(a).reshape(-1, a.shape[-1])\n        return (a / np.linalg.norm(a, axis=1, keepdims=True)).astype(np.float32)\n    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+]
+WRONG['ex2_answer'] += [
+    W('e', 'digamma rule computes the tangent with trigamma but as the scalar derivative of the primal output (d/dx of psi uses primal_out, not x)',
+      '@jax.custom_jvp\ndef _digamma(x):\n    return host_ufunc(scipy.special.digamma, x)\n\n@_digamma.defjvp\ndef _digamma_jvp(primals, tangents):\n    (x,), (t,) = primals, tangents\n    y = _digamma(x)\n    return y, host_ufunc(lambda a: scipy.special.polygamma(1, a), y) * t\n\n@jax.custom_jvp\ndef gammaln_cb(x):\n    return host_ufunc(scipy.special.gammaln, x)\n\n@gammaln_cb.defjvp\ndef gammaln_cb_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return gammaln_cb(x), _digamma(x) * x_dot\n'),
+]
+
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
     'ex2_answer': [
@@ -793,3 +803,13 @@ WRONG['ex1_answer'] += [
       '        return a / np.linalg.norm(a, axis=-1, keepdims=True)\n'
       '    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
 ]
+
+# Round 9: right answers written another way.
+RIGHT.setdefault('ex1_answer', []).extend([
+    R('norms with np.hypot.reduce (no overflow/underflow), vmap_method="broadcast_all" (one argument: same as expand_dims)',
+      'def unit_rows(x):\n    def host(a):\n        a = np.asarray(a)\n        return (a / np.hypot.reduce(a, axis=-1, keepdims=True)).astype(np.float32)\n    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="broadcast_all")\n'),
+])
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('POINTER(c_float) argtypes with ctypes data_as, both results in one (2, rows) buffer, specs as a list turned into a tuple',
+      'P = ctypes.POINTER(ctypes.c_float)\nmoments_fn = kernels.function("pcb_row_moments_f32", argtypes=[P, ctypes.c_int64, ctypes.c_int64, P, P], restype=None)\n\ndef row_moments(x):\n    def host(a):\n        a = np.ascontiguousarray(np.asarray(a), dtype=np.float32)\n        n = a.shape[-1]\n        rows = int(np.prod(a.shape[:-1], dtype=np.int64))\n        out = np.zeros((2, rows), np.float32)\n        moments_fn(a.ctypes.data_as(P), rows, n, out[0].ctypes.data_as(P), out[1].ctypes.data_as(P))\n        return [out[0].reshape(a.shape[:-1]), out[1].reshape(a.shape[:-1])]\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    mean, var = jax.pure_callback(host, [spec, spec], x, vmap_method="broadcast_all")\n    return (mean, var)\n'),
+])

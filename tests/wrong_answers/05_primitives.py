@@ -1,6 +1,6 @@
 """Wrong answers for 05_primitives (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import W
+from wrong_answers import R, W
 
 APPLIES = {'ex1_answer': 'bcfgm', 'ex2_answer': 'bcfgm', 'ex3_answer': 'bcgm', 'ex4_answer': 'bcfgm', 'quiz_answer': 'm'}
 
@@ -916,3 +916,32 @@ WRONG['ex2_answer'] += [
       '\n'
       '    return count(jax.make_jaxpr(f)(*args))\n'),
 ]
+
+# Round 9: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('c', 'skips an equation (and its sub-jaxprs) once its primitive name is recorded: a second cond/jit/scan with other primitives inside is never opened',
+      'def primitive_names(f, *args):\n    names = set()\n    def walk(jaxpr):\n        for eqn in jaxpr.eqns:\n            if eqn.primitive.name in names:\n                continue          # seen this primitive already\n            names.add(eqn.primitive.name)\n            for value in eqn.params.values():\n                for v in (value if isinstance(value, tuple) else (value,)):\n                    if isinstance(v, jex.core.Jaxpr):\n                        walk(v)\n    walk(jax.make_jaxpr(f)(*args))\n    return sorted(names)\n'),
+    W('m', 'traces jax.jit(f) with make_jaxpr: the top level becomes one jit equation, so "jit" is listed for every f',
+      'def primitive_names(f, *args):\n    names = set()\n    def walk(jaxpr):\n        for eqn in jaxpr.eqns:\n            names.add(eqn.primitive.name)\n            for value in eqn.params.values():\n                for v in (value if isinstance(value, tuple) else (value,)):\n                    if isinstance(v, jex.core.Jaxpr):\n                        walk(v)\n    walk(jax.make_jaxpr(jax.jit(f))(*args))\n    return sorted(names)\n'),
+]
+WRONG['ex2_answer'] += [
+]
+WRONG['ex3_answer'] += [
+]
+WRONG['ex4_answer'] += [
+    W('c', 'forces the jit run with the .block_until_ready() method: a function returning a tuple (no such method) is reported jit=False',
+      'def what_works(f, x):\n    results = {}\n    try:\n        jax.jit(f)(x).block_until_ready()\n        results["jit"] = True\n    except Exception:\n        results["jit"] = False\n    try:\n        jax.block_until_ready(jax.jvp(f, (x,), (jnp.ones_like(x),)))\n        results["jvp"] = True\n    except Exception:\n        results["jvp"] = False\n    try:\n        jax.block_until_ready(jax.grad(lambda v: f(v).sum())(x))\n        results["grad"] = True\n    except Exception:\n        results["grad"] = False\n    try:\n        jax.block_until_ready(jax.vmap(f)(jnp.stack([x, x])))\n        results["vmap"] = True\n    except Exception:\n        results["vmap"] = False\n    return results\n'),
+]
+WRONG['quiz_answer'] += [
+]
+
+# Round 9: right answers written another way.
+RIGHT = {}
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('prints the StableHLO module itself (str of compiler_ir("stablehlo")) and reads the names off it',
+      'def stablehlo_ops(f, *args):\n    text = str(jax.jit(f).trace(*args).lower().compiler_ir("stablehlo"))\n    return sorted(set(re.findall(r"stablehlo\\.(\\w+)", text)))\n'),
+])
+RIGHT.setdefault('ex4_answer', []).extend([
+    R('one helper that runs a thunk and blocks on its result, catching Exception, blocking on all four results; dict built by comprehension',
+      'def _runs(thunk):\n    try:\n        jax.block_until_ready(thunk())\n    except Exception:\n        return False\n    return True\n\ndef what_works(f, x):\n    x = jnp.asarray(x)\n    tries = (("jit", lambda: jax.jit(f)(x)),\n             ("jvp", lambda: jax.jvp(f, (x,), (jnp.ones_like(x),))),\n             ("grad", lambda: jax.grad(lambda v: f(v).sum())(x)),\n             ("vmap", lambda: jax.vmap(f)(jnp.stack((x, x)))))\n    return {k: bool(_runs(t)) for k, t in tries}\n'),
+])
