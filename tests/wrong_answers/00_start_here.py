@@ -1,6 +1,6 @@
 """Wrong answers for 00_start_here (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import W
+from wrong_answers import R, W
 
 APPLIES = {'ex1_answer': 'bcdgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
 
@@ -260,3 +260,36 @@ WRONG['ex3_answer'] += [
       '    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n',
       restart=True),
 ]
+
+# Round 9: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('c', 'flattens and dots x with itself: jnp.dot does not promote, so int8/uint8/int16 stay narrow (and wrap) and bool gives bool, where jnp.sum(x * x) gives int32/uint32',
+      'def sum_of_squares(x):\n    flat = jnp.ravel(x)          # works for 0-d and any shape\n    return flat @ flat\n'),
+    W('c', 'special-cases an empty array with a float32 zero: wrong dtype for an empty int32/complex64/float16 array',
+      'def sum_of_squares(x):\n    if x.size == 0:\n        return jnp.zeros((), jnp.float32)   # nothing to sum\n    return jnp.sum(x * x)\n'),
+    W('c', 'vmaps the square over the leading axis: fails on a 0-d array',
+      'def sum_of_squares(x):\n    return jnp.sum(jax.vmap(lambda v: v * v)(x))\n'),
+    W('c', 'array methods only: on a NumPy input (x * x).sum() is a NumPy scalar, not a JAX scalar',
+      'def sum_of_squares(x):\n    return (x * x).sum()\n'),
+    W('c', 'running total via cumsum: the last element of an empty array does not exist (IndexError)',
+      'def sum_of_squares(x):\n    return jnp.cumsum(x * x)[-1]\n'),
+    W('c', 'accumulates real input in float32 to avoid integer overflow and casts back: int32 sums above 2**24 are rounded',
+      'def sum_of_squares(x):\n    sq = x * x\n    if jnp.iscomplexobj(sq):\n        return jnp.sum(sq)\n    # accumulate in float32 so that big integer sums do not overflow\n    return jnp.sum(sq.astype(jnp.float32)).astype(jnp.sum(sq).dtype)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('c', "multiplies by jnp.full_like(x, factor): factor takes x's dtype, so 2.0 keeps int32 input int32 and 0.5 truncates to 0 on ints",
+      'def make_scaled(factor):\n    return jax.jit(lambda x: jnp.full_like(x, factor) * x)\n'),
+    W('c', "casts to the dtype NumPy's NEP 50 rules give (a Python number adapts to the array): right for int8/int32/float16/bool, but NumPy promotes bfloat16 with 0.5 to float64, so a bfloat16 array comes back float32",
+      'def make_scaled(factor):\n    def scaled(x):\n        # the dtype NumPy 2 gives an array times a Python number (NEP 50: the number adapts), in 32 bits\n        dtype = jax.dtypes.canonicalize_dtype(np.result_type(x.dtype, factor))\n        return (factor * x).astype(dtype)\n    return jax.jit(scaled)\n'),
+]
+
+# Round 9: right answers written another way.
+RIGHT = {}
+RIGHT.setdefault('ex2_answer', []).extend([
+    R('functools.partial of jnp.multiply',
+      'import functools\n\ndef make_scaled(factor):\n    return jax.jit(functools.partial(jnp.multiply, factor))\n'),
+])
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('__builtin_powi(x, 3) is two multiplications, x * (x * x), without -ffast-math',
+      'def make_cube():\n    code = \'extern "C" double cube(double x) { return __builtin_powi(x, 3); }\'\n    lib = grader.build(code=code, name=\'cube_powi\')\n    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
+])
