@@ -451,3 +451,33 @@ WRONG['ex2_answer'] += [
       '        return jax.device_put(x.copy())\n'
       '    return jax.device_put(x)        # JAX converts any other dtype, which copies anyway\n'),
 ]
+
+# Round 9: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('c', 'copies the raw bytes with memmove, making x C-contiguous first only when it is Fortran-order (a transpose): a strided slice, which is neither, is read with its gaps',
+      'import ctypes\n\ndef aligned_copy(x, align=64):\n    if x.flags.f_contiguous and not x.flags.c_contiguous:\n        x = np.ascontiguousarray(x)        # a transpose: lay it out row by row first\n    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n    start = (-address(raw)) % align\n    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n    if x.nbytes:\n        ctypes.memmove(out.ctypes.data, x.ctypes.data, x.nbytes)\n    return out\n'),
+]
+WRONG['ex2_answer'] += [
+    W('c', 'x + 0 to force a fresh host array: right for every dtype but bool, which NumPy turns into int64 (so int32 on the device)',
+      'def frozen_put(x):\n    return jax.device_put(x + 0)      # x + 0 is a new array: nothing later written to x can show\n'),
+    W('m', 'misapplies section 7\'s "wait for the copy" to device_put: block_until_ready does not undo an alias',
+      'def frozen_put(x):\n    return jax.device_put(x).block_until_ready()   # wait, so the transfer is done before x changes\n'),
+    W('f', 'jnp.asarray(x, copy=True): the explicit copy is still a queued device copy, which reads an aligned x late',
+      'def frozen_put(x):\n    return jnp.asarray(x, copy=True)\n'),
+    W('f', 'jnp.copy(x): also a device copy queued behind earlier work',
+      'def frozen_put(x):\n    return jnp.copy(x)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', 'np.asarray(leaf) * 1 to get a writeable copy: a 0-d leaf becomes a NumPy scalar, not an array, and a bool leaf becomes int64',
+      'def to_host_tree(tree):\n    def convert(leaf):\n        if not isinstance(leaf, jax.Array):\n            return leaf\n        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            leaf = jax.random.key_data(leaf)\n        return np.asarray(leaf) * 1      # arithmetic makes a new, writeable array\n    return jax.tree.map(convert, tree)\n'),
+]
+
+# Round 9: right answers written another way.
+RIGHT.setdefault('ex1_answer', []).extend([
+    R('np.copyto into an aligned view of an over-allocated byte buffer',
+      'def aligned_copy(x, align=64):\n    x = np.asarray(x)\n    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n    start = (-address(raw)) % align\n    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n    np.copyto(out, x)\n    return out\n'),
+])
+RIGHT.setdefault('ex2_answer', []).extend([
+    R('copies on the host only when device_put aliased',
+      'def frozen_put(x):\n    put = jax.device_put(x)\n    if same_memory(put, x):\n        put = jax.device_put(np.array(x))\n    return put\n'),
+])
