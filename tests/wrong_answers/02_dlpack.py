@@ -452,6 +452,12 @@ WRONG['ex1_answer'] += [
       '    host = aligned_empty(x.shape, canonical)\n    host[...] = x\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
 ]
 
+# Round 9: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('c', "copies the bytes with ctypes.memmove from x.astype(dtype), which keeps x's memory order: right for C-order x, a Fortran-order x that must be copied lands transposed in the C-order host",
+      'def share_with_jax(x):\n    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n    if x.size and np.dtype(dtype) == x.dtype:\n        try:\n            j = jax.dlpack.from_dlpack(x, copy=False)\n            if same_memory(j, x):\n                return x, j\n        except (ValueError, jax.errors.JaxRuntimeError):\n            pass\n    host = aligned_empty(x.shape, dtype)\n    if x.size == 0:\n        return host, jnp.zeros(x.shape, dtype)\n    source = x.astype(dtype)\n    if not (source.flags.c_contiguous or source.flags.f_contiguous):\n        source = np.ascontiguousarray(source)\n    ctypes.memmove(address(host), address(source), source.nbytes)\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+]
+
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
     'ex3_answer': [
@@ -529,3 +535,9 @@ WRONG['ex2_answer'] += [
       '        entry = _twins[id(y)] = (y, host, j)\n'
       '    return entry[1], entry[2]\n'),
 ]
+
+# Round 9: right answers written another way.
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('raises a ValueError subclass of its own (a ValueError, as asked)',
+      'class LayoutError(ValueError):\n    pass\n\ndef scale_and_view(host, factor):\n    if host.dtype != np.float32:\n        raise LayoutError(f"scale_f32 needs float32, not {host.dtype}")\n    if not host.flags.c_contiguous:\n        raise LayoutError("scale_f32 needs a C-contiguous buffer")\n    if not host.flags.writeable:\n        raise LayoutError("host is read-only")\n    scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n'),
+])
