@@ -2,7 +2,7 @@
 
 from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'bcefgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcefgm', 'ex2_answer': 'bcdefgm', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -591,6 +591,26 @@ WRONG['ex3_answer'] += [
       '    return jax.pure_callback(host, spec, x, vmap_method="expand_dims")\n'),
 ]
 
+# Round 9: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('c', 'converts with np.from_dlpack (the chapter 02 way) instead of np.asarray: right for every dtype NumPy reads through DLPack, BufferError in the callback for bfloat16',
+      'def tap(x, sink):\n    jax.debug.callback(lambda v: sink.append(np.from_dlpack(v)), x)\n    return x\n'),
+]
+WRONG['ex2_answer'] += [
+    W('e', 'waits, then returns a copy of the log (list(log)) so that no later call can touch it: right eagerly, but called inside jax.jit the copy is empty and never fills',
+      'def run_logged(step, x0, n):\n    log = []\n    def record(state):\n        log.append(np.asarray(state))\n    def body(i, x):\n        x = step(x)\n        io_callback(record, None, x, ordered=True)\n        return x\n    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n    jax.effects_barrier()\n    return final, list(log)\n'),
+    W('e', 'the callback appends the jax.Array as it comes and the list is converted to NumPy after the barrier: right eagerly, inside jax.jit the converted list is empty for good',
+      'def run_logged(step, x0, n):\n    raw = []\n    def body(i, x):\n        x = step(x)\n        io_callback(raw.append, None, x, ordered=True)\n        return x\n    final = jax.jit(lambda x: jax.lax.fori_loop(0, n, body, x))(x0)\n    jax.effects_barrier()\n    return final, [np.asarray(v) for v in raw]\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', "sorts in float64 on the host like section 4's float64_cumsum, casting back to x's dtype: right for real dtypes, a complex x loses its imaginary parts",
+      'def host_sort(x):\n    def on_host(v):\n        v = np.asarray(v)\n        wide = v.astype(np.float64)\n        return (np.sort(wide, axis=-1).astype(v.dtype),\n                np.argsort(wide, axis=-1, kind="stable").astype(np.int32))\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="expand_dims")\n'),
+    W('f', 'argsorts once in an indices callback that leaves the sorted values in a global for a second pure_callback to return: under jit with only the values used, the indices callback is dropped and stale values come back',
+      '_last_sorted = {}\n\ndef host_sort(x):\n    def host_indices(v):\n        v = np.asarray(v)\n        order = np.argsort(v, axis=-1, kind="stable")\n        _last_sorted["values"] = np.take_along_axis(v, order, axis=-1)\n        return order.astype(np.int32)\n    def host_values(v):\n        return _last_sorted["values"]\n    indices = jax.pure_callback(host_indices, jax.ShapeDtypeStruct(x.shape, jnp.int32), x, vmap_method="expand_dims")\n    values = jax.pure_callback(host_values, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n    return values, indices\n'),
+    W('m', 'sorts the host copy in place first, then argsorts the already sorted copy: values right, indices always 0..n-1',
+      'def host_sort(x):\n    def on_host(v):\n        v = np.array(v)\n        v.sort(axis=-1)\n        return v, np.argsort(v, axis=-1, kind="stable").astype(np.int32)\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="expand_dims")\n'),
+]
+
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
     'ex3_answer': [
@@ -603,3 +623,9 @@ RIGHT = {
           '    return values, indices\n'),
     ],
 }
+
+# Round 9: right answers written another way.
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('stable argsort first (kind="mergesort", NumPy\'s stable alias), values gathered from it with take_along_axis, on the host',
+      'def host_sort(x):\n    def on_host(v):\n        v = np.asarray(v)\n        order = np.argsort(v, axis=-1, kind="mergesort")\n        return np.take_along_axis(v, order, axis=-1), order.astype(np.int32)\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="expand_dims")\n'),
+])
