@@ -572,6 +572,24 @@ WRONG['ex4_answer'] += [
       'def logcosh_linearization(is_vjp, nonzeros, v):\n    if is_vjp:   # reverse mode: keep the input, recompute the slope in the backward pass\n        return logcosh(v), nonzeros[0], v, None, lambda res, _, v_dot: jnp.tanh(res) * v_dot\n    return logcosh(v), nonzeros[0], jnp.tanh(v), None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
 ]
 
+# Round 10: found by reviewers who read only the learner's notebook.
+WRONG['ex2_answer'] += [
+    W('m', 'a symbolic-zero ct gives ad.Zero for both operands (the known one too) where the text asks for None for the known operand',
+      'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n    w_linear = ad.is_undefined_primal(w)\n    linear, known = (w, v) if w_linear else (v, w)\n    if type(ct) is ad.Zero:\n        return (ad.Zero(w.aval.to_tangent_aval()) if w_linear else ad.Zero(jax.typeof(w).to_tangent_aval()),\n                ad.Zero(v.aval.to_tangent_aval()) if not w_linear else ad.Zero(jax.typeof(v).to_tangent_aval()))\n    back = known * jax.lax.cumsum(ct, axis=axis, reverse=not reverse)\n    return (back, None) if w_linear else (None, back)\n\nad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+    W('c', 'flips along the last axis but sums along axis: right for 1-d and the last axis, wrong for axis 0 of a 2-d array',
+      'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n    w_linear = ad.is_undefined_primal(w)\n    linear, known = (w, v) if w_linear else (v, w)\n    if type(ct) is ad.Zero:\n        return (ad.Zero(linear.aval.to_tangent_aval()), None) if w_linear else (None, ad.Zero(linear.aval.to_tangent_aval()))\n    if reverse:\n        summed = jax.lax.cumsum(ct, axis=axis)\n    else:\n        summed = jnp.flip(jax.lax.cumsum(jnp.flip(ct, -1), axis=axis), -1)\n    back = known * summed\n    return (back, None) if w_linear else (None, back)\n\nad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', 'appends the index once per dependent input (no break): an equation reading a linear value twice (add u u, mul t t) is listed twice',
+      'def transposed_equations(jaxpr, linear):\n    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n    found = []\n    for index, eqn in enumerate(jaxpr.eqns):\n        for var in eqn.invars:\n            if isinstance(var, Var) and var in depends:\n                found.append(index)\n                depends.update(eqn.outvars)\n    return found\n'),
+    W('m', 'reads "do not look inside them" as "leave nested-jaxpr equations out": skips jit/cond equations and their outputs',
+      'def transposed_equations(jaxpr, linear):\n    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n    found = []\n    for index, eqn in enumerate(jaxpr.eqns):\n        if any(key in eqn.params for key in ("jaxpr", "branches", "call_jaxpr")):\n            continue                      # nested: not looked at\n        if any(isinstance(var, Var) and var in depends for var in eqn.invars):\n            found.append(index)\n            depends.update(eqn.outvars)\n    return found\n'),
+]
+WRONG['ex4_answer'] += [
+    W('e', 'wraps the primal output in stop_gradient (the primal is a plain value, not part of the linear map): first derivatives and hessian of logcosh right, but a second derivative through the primal (e.g. of logcosh(x)**2) loses the tanh^2 term',
+      'def logcosh_linearization(is_vjp, nonzeros, v):\n    primal_out = jax.lax.stop_gradient(logcosh(v))   # the value only; its derivative is the linear part\n    return primal_out, nonzeros[0], jnp.tanh(v), None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
+]
+
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
     'ex1_answer': [
