@@ -945,3 +945,27 @@ RIGHT.setdefault('ex4_answer', []).extend([
     R('one helper that runs a thunk and blocks on its result, catching Exception, blocking on all four results; dict built by comprehension',
       'def _runs(thunk):\n    try:\n        jax.block_until_ready(thunk())\n    except Exception:\n        return False\n    return True\n\ndef what_works(f, x):\n    x = jnp.asarray(x)\n    tries = (("jit", lambda: jax.jit(f)(x)),\n             ("jvp", lambda: jax.jvp(f, (x,), (jnp.ones_like(x),))),\n             ("grad", lambda: jax.grad(lambda v: f(v).sum())(x)),\n             ("vmap", lambda: jax.vmap(f)(jnp.stack((x, x)))))\n    return {k: bool(_runs(t)) for k, t in tries}\n'),
 ])
+
+# Round 11: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('c', "recurses into a param only when type(value) is tuple: custom_linear_solve's jaxprs is a namedtuple (_LinearSolveTuple), so the solve bodies are missed",
+      'def primitive_names(f, *args):\n    names = set()\n\n    def walk(jaxpr):\n        for eqn in jaxpr.eqns:\n            names.add(eqn.primitive.name)\n            for value in eqn.params.values():\n                values = value if type(value) is tuple else (value,)\n                for v in values:\n                    if isinstance(v, jex.core.Jaxpr):\n                        walk(v)\n\n    walk(jax.make_jaxpr(f)(*args))\n    return sorted(names)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('c', "recurses into a param only when type(value) is tuple: custom_linear_solve's jaxprs is a namedtuple, its matvec/solve equations are not counted",
+      'def count_primitive(f, name, *args):\n    def count(jaxpr):\n        total = 0\n        for eqn in jaxpr.eqns:\n            total += eqn.primitive.name == name\n            for value in eqn.params.values():\n                values = value if type(value) is tuple else (value,)\n                for v in values:\n                    if isinstance(v, jex.core.Jaxpr):\n                        total += count(v)\n        return total\n\n    return int(count(jax.make_jaxpr(f)(*args)))\n'),
+]
+WRONG['ex4_answer'] += [
+    W('m', 'tries grad as jax.vjp(lambda v: f(v).sum(), x) without calling the pullback: the transpose never runs, so a primitive with no transpose rule is reported grad=True',
+      'def what_works(f, x):\n    attempts = {\n        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),\n        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n        "grad": lambda: jax.vjp(lambda v: f(v).sum(), x),   # reverse mode, without computing anything yet\n        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n    }\n    result = {}\n    for key, attempt in attempts.items():\n        try:\n            attempt()\n            result[key] = True\n        except Exception:\n            result[key] = False\n    return result\n'),
+    W('c', 'forces the jit result with np.asarray(out): a tuple output whose arrays differ in shape cannot be stacked, so jit is reported False though jax.jit(f)(x) returned',
+      'def what_works(f, x):\n    def run_jit():\n        np.asarray(jax.jit(f)(x))      # bring the result to the host: the program has really run\n    attempts = {\n        "jit": run_jit,\n        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n    }\n    result = {}\n    for key, attempt in attempts.items():\n        try:\n            attempt()\n            result[key] = True\n        except Exception:\n            result[key] = False\n    return result\n'),
+    W('m', 'jits f once and tries jvp, grad and vmap on jax.jit(f) (to compile once): every transformation now needs a lowering rule, so a primitive without one is reported jvp/grad/vmap=False',
+      'def what_works(f, x):\n    jf = jax.jit(f)                    # compile once, reuse for every transformation\n    attempts = {\n        "jit": lambda: jax.block_until_ready(jf(x)),\n        "jvp": lambda: jax.jvp(jf, (x,), (jnp.ones_like(x),)),\n        "grad": lambda: jax.grad(lambda v: jf(v).sum())(x),\n        "vmap": lambda: jax.vmap(jf)(jnp.stack([x, x])),\n    }\n    result = {}\n    for key, attempt in attempts.items():\n        try:\n            attempt()\n            result[key] = True\n        except Exception:\n            result[key] = False\n    return result\n'),
+]
+
+# Round 11: right answers written another way.
+RIGHT.setdefault('ex4_answer', []).extend([
+    R('jit run through the staged API (lower, compile, call, wait), vmap batch by broadcast_to, jvp args as lists, OrderedDict result (an OrderedDict, which is a dict)',
+      'import collections\n\ndef what_works(f, x):\n    def run_jit():\n        jax.block_until_ready(jax.jit(f).lower(x).compile()(x))\n    attempts = [\n        ("jit", run_jit),\n        ("jvp", lambda: jax.jvp(f, [x], [jnp.ones_like(x)])),\n        ("grad", lambda: jax.grad(lambda v: f(v).sum())(x)),\n        ("vmap", lambda: jax.vmap(f)(jnp.broadcast_to(x, (2, *jnp.shape(x))))),\n    ]\n    result = collections.OrderedDict()\n    for key, attempt in attempts:\n        try:\n            attempt()\n        except Exception:\n            result[key] = False\n        else:\n            result[key] = True\n    return result\n'),
+])
