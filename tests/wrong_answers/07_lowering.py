@@ -432,3 +432,9 @@ WRONG['ex3_answer'] += [
     W('m', 'generic rule from jnp.where(v >= 0, v, -v), not the lambda asked for: same on -0.0, but a NaN comes back with its sign bit flipped on other platforms',
       'abs_p = elementwise_primitive("my_abs")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v >= 0, v, -v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
 ]
+
+# Round 11: found by reviewers who read only the learner's notebook.
+WRONG['ex3_answer'] += [
+    W('m', 'generic rule written by hand (compare LT + negate + select, the same ops lower_fun would emit) instead of made with mlir.lower_fun as asked',
+      'def abs_cpu_rule(ctx, operand):\n    return [hlo.abs(operand)]\n\ndef abs_generic_rule(ctx, operand):\n    aval, = ctx.avals_in\n    out_type = mlir.aval_to_ir_type(ctx.module_context, aval)\n    zero = hlo.broadcast_in_dim(out_type, mlir.ir_constant(np.array(0, aval.dtype)), mlir.dense_int_array([]))\n    neg = hlo.negate(operand)\n    pred = hlo.compare(operand, zero, hlo.ComparisonDirectionAttr.get("LT"))\n    return [hlo.select(pred, neg, operand)]\n\nabs_p = elementwise_primitive("my_abs")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\nmlir.register_lowering(abs_p, abs_generic_rule)\nmlir.register_lowering(abs_p, abs_cpu_rule, platform="cpu")\n'),
+]

@@ -937,3 +937,21 @@ WRONG['ex4_answer'] += [
     W('c', "a zero cotangent is handed back as the undefined operand's cotangent: right for x (ct has x's type), but c gets a zero of x's shape instead of a scalar",
       'def scale_transpose(ct, x, c):\n    if type(ct) is ad.Zero:                  # nothing flows back\n        return (ct, None) if ad.is_undefined_primal(x) else (None, ct)\n    if ad.is_undefined_primal(x):\n        return ct * c, None\n    return None, jnp.sum(ct * x)\n\nad.primitive_transposes[scale_p] = scale_transpose\n'),
 ]
+
+# Round 11: found by reviewers who read only the learner's notebook.
+WRONG['ex1_answer'] += [
+    W('c', 'batch axis kept in place, summed axes shifted past it (a >= bd), but out_dim counts summed axes a <= bd: off by one when a summed axis has the same index as the batch axis (in_axes=1 with axes=1)',
+      'forget_rules(custom_reduce_sum_p)\n\ndef reduce_sum_jvp(primals, tangents, *, axes):\n    (x,), (t,) = primals, tangents\n    y = custom_reduce_sum_p.bind(x, axes=axes)\n    if type(t) is ad.Zero:\n        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n    return y, custom_reduce_sum_p.bind(t, axes=axes)\n\ndef reduce_sum_transpose(ct, x, *, axes):\n    if type(ct) is ad.Zero:\n        return (ad.Zero(x.aval.to_tangent_aval()),)\n    return (jnp.broadcast_to(jnp.expand_dims(ct, axes), x.aval.shape),)\n\ndef reduce_sum_batch(batched_args, batch_dims, *, axes):\n    (x,), (bd,) = batched_args, batch_dims\n    new_axes = tuple(a + 1 if a >= bd else a for a in axes)\n    out = custom_reduce_sum_p.bind(x, axes=new_axes)\n    return out, bd - sum(1 for a in axes if a <= bd)\n\nad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\nad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\nbatching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+    W('m', "zero cotangent answered with (None,) instead of a symbolic zero of x's tangent type (JAX reads None as zero, but the text asks for ad.Zero)",
+      'forget_rules(custom_reduce_sum_p)\n\ndef reduce_sum_jvp(primals, tangents, *, axes):\n    (x,), (t,) = primals, tangents\n    y = custom_reduce_sum_p.bind(x, axes=axes)\n    if type(t) is ad.Zero:\n        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n    return y, custom_reduce_sum_p.bind(t, axes=axes)\n\ndef reduce_sum_transpose(ct, x, *, axes):\n    if type(ct) is ad.Zero:\n        return (None,)\n    return (jnp.broadcast_to(jnp.expand_dims(ct, axes), x.aval.shape),)\n\ndef reduce_sum_batch(batched_args, batch_dims, *, axes):\n    (x,), (bd,) = batched_args, batch_dims\n    x = jnp.moveaxis(x, bd, 0)\n    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n\nad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\nad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\nbatching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+]
+WRONG['ex2_answer'] += [
+    W('c', 'the sign flip written with a NumPy scalar np.float32(-1): not weak-typed, so bfloat16/float16 c_dot is promoted to float32',
+      'def sincos_jvp(primals, tangents):\n    (x,), (t,) = primals, tangents\n    s, c = sincos(x)\n    if type(t) is ad.Zero:\n        z = ad.Zero(jax.typeof(s).to_tangent_aval())\n        return (s, c), (z, z)\n    return (s, c), (c * t, np.float32(-1) * s * t)\n\nad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+]
+WRONG['ex4_answer'] += [
+    W('m', 'zero cotangent answered with (None, None) instead of a symbolic zero for the undefined operand',
+      'def scale_transpose(ct, x, c):\n    if type(ct) is ad.Zero:\n        return None, None\n    if ad.is_undefined_primal(x):\n        return scale(ct, c), None\n    return None, jnp.sum(ct * x)\n\nad.primitive_transposes[scale_p] = scale_transpose\n'),
+    W('c', "c's cotangent as jnp.tensordot(ct, x) (default axes=2): right for a 2-D x only",
+      'def scale_transpose(ct, x, c):\n    if ad.is_undefined_primal(x):\n        if type(ct) is ad.Zero:\n            return ad.Zero(x.aval.to_tangent_aval()), None\n        return scale(ct, c), None\n    if type(ct) is ad.Zero:\n        return None, ad.Zero(c.aval.to_tangent_aval())\n    return None, jnp.tensordot(ct, x)\n\nad.primitive_transposes[scale_p] = scale_transpose\n'),
+]
