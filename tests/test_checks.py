@@ -309,3 +309,61 @@ def test_the_grader_judges_a_recorded_value_with_the_checks_own_words(monkeypatc
                              what="g(x)", rtol=1e-5, atol=1e-6, dtype=True, hint="look at g")
     assert message.startswith("Exercise 2: g(x): 3 of 3 values differ") and message.endswith("\nhint: look at g")
     assert checks._active == []
+
+
+def test_runs_returns_the_result_or_says_in_a_line_what_was_raised(capsys):
+    """Does `checks.runs` pass a result through, fail in two lines naming the error the learner's code raised
+    (not "expected '', got ..."), and still report the stub as "not answered yet"?"""
+    with checks.exercise(3):
+        assert checks.runs(lambda: 6 * 7, what="f(6)") == 42
+    assert capsys.readouterr().out == "✅ Exercise 3: all 1 check passed.\n"
+
+    def broken():
+        raise ValueError("Cannot take the gradient of an integer\nmore text")
+
+    with pytest.raises(checks.CheckFailed) as info:
+        with checks.exercise(3):
+            checks.runs(broken, what="jax.grad(f)(2.0)", hint="differentiate a float")
+    assert lines_of(info.value) == [
+        "❌ Exercise 3: jax.grad(f)(2.0) raised ValueError: Cannot take the gradient of an integer (it should not raise)",
+        "   hint: differentiate a float"]
+
+    def stub():
+        raise NotImplementedError()
+
+    with pytest.raises(checks.NotAnswered):
+        with checks.exercise(3):
+            checks.runs(stub, what="f(1)")
+
+
+def test_a_bare_array_where_a_tuple_is_expected_is_named_as_such():
+    """Is an answer that returns a bare array where a tuple of one array is expected told so, not
+    "expected shape (3,), got ()"?"""
+    with pytest.raises(checks.CheckFailed) as info:
+        with checks.exercise(4):
+            checks.close(jnp.ones(3), (np.ones(3, np.float32),), what="f(x)")
+    assert "f(x) should be a tuple of 1 array, got an ArrayImpl" in str(info.value)
+    with pytest.raises(checks.CheckFailed) as info:
+        with checks.exercise(4):
+            checks.close((jnp.ones(3), jnp.ones(3)), (np.ones(3, np.float32),), what="f(x)")
+    assert "f(x) should be a tuple of 1 array, got a tuple of 2" in str(info.value)
+
+
+def test_a_quiz_counts_its_questions(capsys):
+    """Does a passed quiz of three questions say "all 3 checks passed", not "all 1 check passed"?"""
+    with checks.exercise("Quiz"):
+        checks.answers({"q1": "a", "q2": "b", "q3": "c"}, choices="abc", key={"q1": "a", "q2": "b", "q3": "c"})
+    assert capsys.readouterr().out == "✅ Quiz: all 3 checks passed.\n"
+
+
+def test_the_grader_says_what_a_runs_check_said(monkeypatch):
+    """Does the grader's verdict on a recorded `runs` check use the same words as the kernel's?"""
+    from grader.autograde.judge import judge
+    from grader.notebook import record
+
+    ref = {"end": "ok", "checks": [{"kind": "runs", "got": record.encode(""), "what": "tap(x)", "hint": "h"}]}
+    good = {"end": "ok", "checks": [{"kind": "runs", "got": record.encode("")}]}
+    bad = {"end": "ok", "checks": [{"kind": "runs", "got": record.encode("TypeError: no")}]}
+    assert judge("Exercise 1", ref, good).passed
+    verdict = judge("Exercise 1", ref, bad)
+    assert not verdict.passed and verdict.message == "Exercise 1: tap(x) raised TypeError: no (it should not raise)\nhint: h"

@@ -111,6 +111,11 @@ def _compare(label: str, ref: dict, got: dict) -> str:
                  if type(given.get(name)) is not str or given[name].strip().lower() != right.strip().lower()]
         return (f"{label}: {len(wrong)} of {len(expected)} answers are wrong: {', '.join(wrong)}\nhint: {checks.QUIZ_HINT}"
                 if wrong else "")
+    if kind == "runs":
+        error = record.decode(got["got"])
+        if error == "":
+            return ""
+        return f"{label}: {checks.runs_problem(what, str(error))}" + (f"\nhint: {ref['hint']}" if ref.get("hint") else "")
     if kind == "raises":
         raised = record.decode(got["got"])
         error = ref["error"]

@@ -227,6 +227,43 @@ def true(condition: Any, message: str, *, hint: str | None = None) -> None:
         _fail(message, hint)
 
 
+def error_text(err: BaseException) -> str:
+    """"Type: the line of its message that explains it", at most about 200 characters: how a check
+    records an exception the learner's code raised."""
+    line = explaining_line(str(err))
+    return f"{type(err).__name__}: {line}" if line else type(err).__name__
+
+
+def runs(fn: Callable[[], Any], *, what: str, hint: str | None = None) -> Any:
+    """Call `fn()` (the learner's code, on inputs the cell shows) and return its result; when it raises,
+    fail saying what it raised, in a line, and return None.
+
+    One check either way, so that the checks after it keep their places when it raises (their values
+    are then None, and they fail too: the first failure is this one). The stub's
+    `raise NotImplementedError()` is passed on: the exercise is "not answered yet"."""
+    result, error = None, ""
+    if _active and _record.recording():  # the note says this check runs the answer, before it does
+        _progress({**_active[-1], "count": _active[-1]["count"] + 1}, str(what), runs_answer=True)
+    try:
+        result = fn()
+    except Exception as err:
+        if is_stub(err):
+            raise
+        error = error_text(err)
+    if _recorded("runs", error, what=str(what)[:300], hint=hint):
+        return result
+    _count(what, runs_answer=True)
+    if error:
+        _fail(runs_problem(what, error), hint)
+    return result
+
+
+def runs_problem(what: str, error: str) -> str:
+    """What a `runs` check says when the code raised `error` ("Type: message")."""
+    error = " ".join(str(error).split())
+    return f"{what} raised {error if len(error) <= 200 else error[:199] + '…'} (it should not raise)"
+
+
 def _same(got: Any, expected: Any) -> bool:
     """Equal in value and in exact type at every level, so no subclass or odd __eq__ can pass."""
     if type(got) is not type(expected):
@@ -265,6 +302,12 @@ def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float
     if _recorded("close", got, what=str(what)[:300], rtol=rtol, atol=atol, dtype=dtype, hint=hint):
         return
     _count(what)
+    if isinstance(expected, (tuple, list)) and not isinstance(got, (tuple, list)):
+        _fail(f"{what} should be {_a(type(expected).__name__)} of {len(expected)} "
+              f"array{'' if len(expected) == 1 else 's'}, got {_a(type(got).__name__)}: {_short(got)}", hint)
+    if isinstance(expected, (tuple, list)) and len(got) != len(expected):
+        _fail(f"{what} should be {_a(type(expected).__name__)} of {len(expected)} "
+              f"array{'' if len(expected) == 1 else 's'}, got {_a(type(got).__name__)} of {len(got)}", hint)
     if not hasattr(got, "shape") or not hasattr(got, "dtype"):
         _fail(f"{what} should be an array of shape {tuple(np.shape(expected))}, "
               f"got {_a(type(got).__name__)}: {_short(got)}", hint)
@@ -369,6 +412,8 @@ def answers(given: dict[str, Any], *, choices: str | None = None, key: dict[str,
     if _recorded("answers", dict(given), choices=choices):
         return
     _count("the answers " + ", ".join(given))
+    if _active:  # one check per question, so that "all N checks passed" counts the questions
+        _active[-1]["count"] += max(len(given) - 1, 0)
     if choices is not None:
         for name, value in given.items():
             if not (type(value) is str and len(value.strip()) == 1 and value.strip().lower() in choices):
