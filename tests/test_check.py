@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -102,15 +103,25 @@ def test_the_reference_cache_is_where_the_environment_says(tmp_path, monkeypatch
     assert reference_cache() == tmp_path / "home" / ".cache" / "jax-beyond-jnp" / "reference"
 
 
-def test_chapter_id_is_accepted_for_the_learner_notebook(tmp_path, monkeypatch):
-    """Does `grader check 01_numpy_interop` mean the learner notebook, unless such a path exists here?"""
-    from grader.cli import resolve_notebook
+def test_a_chapter_id_means_the_learners_own_copy_first(tmp_path, monkeypatch):
+    """Does `grader check 01_numpy_interop` grade the copy in the folder you are in (or its chapter folder,
+    or a notebooks/ there), then the Lab's notebooks folder, and only then the course checkout's?"""
+    from grader.cli import LAB_NOTEBOOKS_ENV, resolve_notebook
 
+    chapter = "01_numpy_interop"
     monkeypatch.chdir(tmp_path)
-    assert resolve_notebook("01_numpy_interop") == learner_path("01_numpy_interop")
-    (tmp_path / "01_numpy_interop").mkdir()
-    assert resolve_notebook("01_numpy_interop") == tmp_path.joinpath("01_numpy_interop").relative_to(tmp_path)
-    assert resolve_notebook("x/01_numpy_interop.ipynb") == tmp_path.joinpath("x", "01_numpy_interop.ipynb").relative_to(tmp_path)
+    monkeypatch.delenv(LAB_NOTEBOOKS_ENV, raising=False)
+    assert resolve_notebook(chapter) == learner_path(chapter)
+    lab = tmp_path / "lab-copy"
+    (lab / chapter).mkdir(parents=True)
+    (lab / chapter / f"{chapter}.ipynb").write_text("{}")
+    monkeypatch.setenv(LAB_NOTEBOOKS_ENV, str(lab))
+    assert resolve_notebook(chapter) == lab / chapter / f"{chapter}.ipynb"
+    for place in (tmp_path / "notebooks" / chapter, tmp_path / chapter, tmp_path):
+        place.mkdir(parents=True, exist_ok=True)
+        (place / f"{chapter}.ipynb").write_text("{}")
+        assert resolve_notebook(chapter) == place / f"{chapter}.ipynb"
+    assert resolve_notebook("x/01_numpy_interop.ipynb") == Path("x", "01_numpy_interop.ipynb")
 
 
 def _edited_solution(tmp_path, chapter, edit):
@@ -150,8 +161,7 @@ def test_a_kernel_dying_inside_the_checks_says_which_check_had_started(tmp_path)
     lines = proc.stdout.splitlines()
     row = next(i for i, line in enumerate(lines) if line.startswith("Exercise 2"))
     assert "the kernel exited with status 3" in lines[row], proc.stdout
-    # The table cuts a long line to the terminal's width: the check's own words start where they fit.
-    assert lines[row + 1].strip().startswith("where: Exercise 2, after its check 2: make_scaled(3.0)("), proc.stdout
+    assert lines[row + 1].strip() == "where: Exercise 2, in its check 1, which runs your code: make_scaled(2.0)", proc.stdout
 
 
 def test_a_renamed_copy_is_known_by_its_self_checks(tmp_path):
@@ -306,3 +316,20 @@ def test_a_hint_is_shown_under_its_failure_in_the_result_column():
     assert lines[row].endswith("Exercise 1: f(x): wrong")
     assert lines[row + 1].strip() == "hint: look" and lines[row + 1].index("hint") == lines[row].index("Exercise 1: f(x)")
     assert lines[row + 2].startswith("Exercise 2") and lines[row + 2].endswith("passed")
+
+
+def test_a_long_verdict_is_wrapped_never_cut():
+    """Is a verdict longer than the table's width wrapped in its column with every word kept, and left
+    whole when the output is not a terminal (no width)?"""
+    from grader.check import ExerciseScore
+
+    message = ("Exercise 2: make_scaled(2.0) on a 2x2 matrix, first called on that shape after make_scaled(3.0) "
+               "was made: 4 of 4 values differ; at index (0, 0) expected 2.0, got 3.0\nhint: keep the factor in the function")
+    results = [ExerciseScore("ex2_test", "Exercise 2", 0, 2, message)]
+    wrapped = format_table("00_start_here", results, width=80).splitlines()
+    assert all(len(line) <= 80 for line in wrapped)
+    words = " ".join(line[len("Exercise 2") + 13:] if line.startswith("Exercise 2") else line.strip()
+                     for line in wrapped[3:-1])
+    assert words.split() == message.split()
+    whole = format_table("00_start_here", results).splitlines()
+    assert any(line.endswith("expected 2.0, got 3.0") for line in whole), whole
