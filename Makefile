@@ -66,12 +66,14 @@ $(VENV)/.kernels: $(VENV)/.installed cpp/fast_rms_norm.cc cpp/fast_rms_norm.h \
 kernels: $(VENV)/.kernels
 
 # The learner's Lab: lab/learner/ turns off nbgrader's instructor tools (Create Assignment,
-# Formgrader, the Nbgrader menu) and JupyterLab's news pop-up, for this Lab only. The instructor's
+# Formgrader, the Nbgrader menu) and JupyterLab's news pop-up, for this Lab only. JBJ_NOTEBOOKS tells
+# `grader check CHAPTER`, run in one of its terminals, which folder the Lab shows. The instructor's
 # `jupyter lab` started in the course folder keeps every nbgrader tool.
 # The Lab opens even if the package cannot be built: only chapter 12 needs it.
 lab: $(VENV)/.installed
 	@$(MAKE) --no-print-directory kernels || echo "make: starting the Lab anyway; chapters 00-11 do not need the package" >&2
 	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	  JBJ_NOTEBOOKS="$(abspath $(NOTEBOOKS))" \
 	  $(BIN)/jupyter lab --ServerApp.root_dir="$(NOTEBOOKS)" $(ROOT_FLAG) $(LAB_ARGS)
 
 # The instructor's Lab on the course folder: every nbgrader tool (formgrader included), and

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,8 +184,14 @@ def reference_cache() -> Path:
 
 
 def format_table(chapter: str, results: list[ExerciseScore], width: int | None = None) -> str:
-    """A plain-text table: one row per exercise with its points and first failure."""
-    width = width or max(80, shutil.get_terminal_size((120, 24)).columns)
+    """A plain-text table: one row per exercise with its points and first failure.
+
+    A long verdict is wrapped in its column, never cut: with `width` (or on a terminal, its width)
+    at that width; when the output is not a terminal (a file, a pipe, a notebook), not at all."""
+    import textwrap
+
+    if width is None and sys.stdout.isatty():
+        width = max(80, shutil.get_terminal_size((120, 24)).columns)
     notes = [r.message for r in results if not r.grade_id]
     results = [r for r in results if r.grade_id]
     total = sum(r.points for r in results)
@@ -194,13 +201,16 @@ def format_table(chapter: str, results: list[ExerciseScore], width: int | None =
     rows = [f"{chapter}: scored by the visible self-checks only" if visible_only
             else f"{chapter}: scored as the autograder does (hidden tests included)", ""]
     rows.append(f"{'exercise':<{name_w}}  {'points':>9}  result")
-    room = max(20, width - name_w - 13)
+    indent = " " * (name_w + 13)
+    room = max(20, width - name_w - 13) if width else None
     for r in results:
         # A hint (the message's second line) goes under the first, in the result column.
-        first, *more = [line if len(line) <= room else line[: room - 1] + "…"
-                        for line in (r.message or "passed").splitlines() or ["passed"]]
+        lines = []
+        for line in (r.message or "passed").splitlines() or ["passed"]:
+            lines += textwrap.wrap(line, room, break_long_words=True, break_on_hyphens=False) if room else [line]
+        first, *more = lines or ["passed"]
         rows.append(f"{r.title:<{name_w}}  {_num(r.points):>4} / {_num(r.max_points):<2}  {first}")
-        rows += [" " * (name_w + 13) + line for line in more]
+        rows += [indent + line for line in more]
     rows.append(f"{'total':<{name_w}}  {_num(total):>4} / {_num(most):<2}")
     rows += [f"note: {note}" for note in notes]
     if visible_only:

@@ -26,13 +26,34 @@ def _execute(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Set by `make lab` in the Lab's environment (and so in its terminals): the folder the Lab shows.
+LAB_NOTEBOOKS_ENV = "JBJ_NOTEBOOKS"
+
+
+def notebook_candidates(chapter: str) -> list[Path]:
+    """Where a bare chapter id is looked for, in order: the folder you are in (the notebook itself,
+    or its chapter folder), a notebooks/ folder there, the notebooks folder of the Lab you started
+    (`$JBJ_NOTEBOOKS`), and last the notebooks/ of the course checkout `grader` was installed from."""
+    from grader.course import learner_path
+
+    here = Path.cwd()
+    found = [here / f"{chapter}.ipynb", here / chapter / f"{chapter}.ipynb",
+             here / "notebooks" / chapter / f"{chapter}.ipynb"]
+    if os.environ.get(LAB_NOTEBOOKS_ENV):
+        found.append(Path(os.environ[LAB_NOTEBOOKS_ENV]) / chapter / f"{chapter}.ipynb")
+    found.append(learner_path(chapter))
+    return found
+
+
 def resolve_notebook(arg: str) -> Path:
-    """A notebook path as given, or for a bare chapter id, that chapter's learner notebook."""
-    from grader.course import CHAPTER_ID, learner_path
+    """A notebook path as given, or for a bare chapter id, the first of `notebook_candidates` that exists
+    (the course's own learner notebook when none does, so that the error names it)."""
+    from grader.course import CHAPTER_ID
 
     path = Path(arg)
-    if CHAPTER_ID.fullmatch(arg) and not path.exists():
-        return learner_path(arg)
+    if CHAPTER_ID.fullmatch(arg) and not path.is_file():
+        candidates = notebook_candidates(arg)
+        return next((p for p in candidates if p.is_file()), candidates[-1])
     return path
 
 
@@ -41,6 +62,7 @@ def _check(args: argparse.Namespace) -> int:
     from grader.course import chapter_of
 
     notebook = resolve_notebook(args.notebook)
+    print(f"grading {notebook.resolve()}", flush=True)
     results = score(notebook)
     print(format_table(chapter_of(notebook), results))
     # 1: the notebook stopped early (its kernel died or ran out of time); the table says where.
@@ -131,7 +153,8 @@ def parser() -> argparse.ArgumentParser:
 
     exe = sub.add_parser("execute", help="re-run solution notebooks in place so their stored outputs are current")
     exe.add_argument("chapters", nargs="*", metavar="CHAPTER",
-                     help="chapter ids such as 01_numpy_interop (default: every chapter)")
+                     help="chapter ids such as 01_numpy_interop, or paths of going-deeper notebooks such as "
+                          "notebooks/going_deeper/hijax_rules.ipynb (default: every chapter and every going-deeper notebook)")
     exe.set_defaults(run=_execute)
 
     chk = sub.add_parser("check", help="score a notebook per exercise, as the instructor's autograder would "
