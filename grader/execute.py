@@ -53,7 +53,25 @@ def execute(path: Path) -> Path:
     return path
 
 
+#: The optional notebooks that go deeper than a chapter: no exercises, so their learner copy is their source.
+GOING_DEEPER = "notebooks/going_deeper"
+
+
+def going_deeper(root: Path | None = None) -> list[Path]:
+    """The going-deeper notebooks, in order of their names."""
+    return sorted(((root or repo_root()) / GOING_DEEPER).glob("*.ipynb"))
+
+
 def execute_chapters(selected: list[str] | None = None, *, root: Path | None = None) -> list[Path]:
-    """Execute the solution notebooks of `selected` chapters (default: all)."""
+    """Execute the solution notebooks of `selected` chapters (default: all, and the going-deeper notebooks).
+    A name that is a `.ipynb` path (a going-deeper notebook, say) is executed where it is."""
     root = root or repo_root()
-    return [execute(solution_path(chapter, root)) for chapter in select_chapters(selected, root)]
+    paths = [Path(name) for name in selected or [] if name.endswith(".ipynb")]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise CourseError(f"no such notebook: {', '.join(missing)}")
+    chapters = [name for name in selected or [] if not name.endswith(".ipynb")]
+    if not selected:
+        paths = going_deeper(root)
+    found = [solution_path(chapter, root) for chapter in (select_chapters(chapters, root) if chapters or not selected else [])]
+    return [execute(path) for path in found + paths]

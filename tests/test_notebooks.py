@@ -10,8 +10,9 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from conftest import CHAPTERS
+from conftest import CHAPTERS, ROOT
 from grader.course import grade_cells, learner_path, solution_path
+from grader.execute import going_deeper
 from notebook_runner import errors, execute
 
 STUB_LINE = "⏳ Not answered yet: replace `raise NotImplementedError()` with your answer"
@@ -105,3 +106,32 @@ def test_every_exercise_has_its_task_before_its_answer_cell(chapter):
         elif cell.cell_type == "markdown":
             since.append(cell.source)
     assert not missing, missing
+
+
+DEEPER = going_deeper(ROOT)
+
+
+@pytest.mark.parametrize("path", DEEPER, ids=[p.stem for p in DEEPER])
+def test_a_going_deeper_notebook_is_optional_reading_tied_to_its_chapter(path):
+    """Does each going-deeper notebook say in its first cell which chapter it extends (a link to that
+    chapter's notebook), does that chapter link back to it, and is it reading only (no graded or answer
+    cells, no code cell over 25 lines, no stored error or stderr, every ignored output saying why)?"""
+    nb = nbformat.read(path, as_version=4)
+    first = nb.cells[0].source
+    linked = [c for c in CHAPTERS if f"../{c}/{c}.ipynb" in first]
+    assert len(linked) == 1, f"{path.name}: its first cell must link the one chapter it extends (../NN_topic/NN_topic.ipynb)"
+    chapter_text = "\n".join(c.source for c in nbformat.read(solution_path(linked[0]), as_version=4).cells
+                             if c.cell_type == "markdown")
+    assert f"../going_deeper/{path.name}" in chapter_text, f"{linked[0]} does not link {path.name}"
+    for index, cell in enumerate(nb.cells):
+        assert "nbgrader" not in cell.get("metadata", {}), (path.name, index)
+        if cell.cell_type != "code":
+            continue
+        assert len(cell.source.strip().splitlines()) <= 25, f"{path.name} cell {index} is over 25 lines"
+        tags = cell.get("metadata", {}).get("tags", [])
+        assert not {"nbval-skip", "skip-execution", "raises-exception"} & set(tags), (path.name, index, tags)
+        if "nbval-ignore-output" in tags:
+            assert cell.source.startswith("# Output varies by machine ("), (path.name, index)
+        for output in cell.get("outputs", []):
+            assert output.get("output_type") != "error", (path.name, index)
+            assert not (output.get("output_type") == "stream" and output.get("name") == "stderr"), (path.name, index)
