@@ -81,7 +81,7 @@ def score(notebook: Path, *, root: Path | None = None) -> list[ExerciseScore]:
     results = []
     for cell in grade_cells(read_notebook(solution_path(chapter, root))):
         grade_id = cell.metadata["nbgrader"]["grade_id"]
-        points, most, message = row.exercises[grade_id]
+        points, most, message, _ = row.exercises[grade_id]
         title = cell_title(cell).split(":")[0]  # "Exercise 1: what it checks" -> "Exercise 1"
         results.append(ExerciseScore(grade_id, title, points, most, message))
     if row.status.outcome is Outcome.INCOMPLETE:

@@ -87,8 +87,8 @@ def test_several_chapters_in_one_class_grade_the_same_outside_the_kernel(several
     solution, learner, wrong = (several_chapters[(s, chapter)] for s in ("solution", "learner", "ex2-wrong"))
     assert solution.status == "graded" and solution.score == solution.max_score > 0, solution
     assert learner.status == "graded" and learner.score == 0, learner
-    assert all("not answered yet" in message for _, _, message in learner.exercises.values()), learner.exercises
-    points, most, message = wrong.exercises["ex2_test"]
+    assert all("not answered yet" in message for _, _, message, _ in learner.exercises.values()), learner.exercises
+    points, most, message, _ = wrong.exercises["ex2_test"]
     assert points == 0 and message.startswith("Exercise 2: "), wrong.exercises["ex2_test"]
     assert wrong.score == wrong.max_score - most, wrong
 

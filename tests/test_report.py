@@ -145,14 +145,15 @@ def test_the_report_says_how_the_class_did_per_exercise(tmp_path):
         ["Exercise 2 (`ex2_test`)", "2", "4 of 6 (67%)", "1.33"],
         ["Exercise 3 (`ex3_test`)", "2", "3 of 6 (50%)", "1"],
         ["Quiz (`quiz_test`)", "2", "4 of 6 (67%)", "1.33"]]
-    assert _table(section, "| exercise | first failure |") == [
-        ["Exercise 1", "`Exercise 1: sum_of_squares([1, 2]) returned 3.0, expected 5.0`", "2"],
-        ["Exercise 1", "`Exercise 1 is not answered yet`", "1"],
-        ["Exercise 2", "`Exercise 2 is not answered yet`", "2"],
-        ["Exercise 3", "`Exercise 3 is not answered yet`", "2"],
-        ["Exercise 3", "`Exercise 3: make_cube(2) returned 6, expected 8`", "1"],
-        ["Quiz", "`Quiz is not answered yet`", "1"],
-        ["Quiz", "`Quiz: 2 of 4 answers are wrong: q1, q3`", "1"]]
+    assert _table(section, "| exercise | check that failed first |") == [
+        ["Exercise 1", "`Exercise 1: sum_of_squares([1, 2])`", "2",
+         "`Exercise 1: sum_of_squares([1, 2]) returned 3.0, expected 5.0`"],
+        ["Exercise 1", "`Exercise 1 is not answered yet`", "1", ""],
+        ["Exercise 2", "`Exercise 2 is not answered yet`", "2", ""],
+        ["Exercise 3", "`Exercise 3 is not answered yet`", "2", ""],
+        ["Exercise 3", "`Exercise 3: make_cube(2)`", "1", "`Exercise 3: make_cube(2) returned 6, expected 8`"],
+        ["Quiz", "`Quiz is not answered yet`", "1", ""],
+        ["Quiz", "`Quiz: 2 of 4 answers are wrong: q1, q3`", "1", ""]]
     assert "hint" not in section and "student-" not in section
     for name in ("00_start_here-scores.png", "00_start_here-pass-rates.png"):
         assert f"](autograde-report-figures/{name})" in section
@@ -161,19 +162,73 @@ def test_the_report_says_how_the_class_did_per_exercise(tmp_path):
 
 
 def test_the_class_section_lists_three_failures_per_exercise_and_counts_the_rest(tmp_path):
-    """With more kinds of first failure than it lists, does an exercise show the three most common
-    (ties in the words' order) and one line counting the others?"""
+    """With more failed checks than it lists, does an exercise show the three that failed most often (ties in
+    the checks' order) and one line counting the others?"""
     from grader.autograde import class_report
 
     exercises = [class_report.Exercise("ex1_test", "Exercise 1", 2.0)]
-    words = ["d", "a", "a", "b", "b", "c", "c", "c", "e"]
-    submissions = [class_report.Submission({"ex1_test": (0.0, w)}) for w in words]
-    submissions.append(class_report.Submission({"ex1_test": (2.0, "")}))
+    checks = ["d", "a", "a", "b", "b", "c", "c", "c", "e"]
+    submissions = [class_report.Submission({"ex1_test": (0.0, class_report.Failure(f"Exercise 1: {c}",
+                                                                                   f"Exercise 1: {c}: got {n}"))})
+                   for n, c in enumerate(checks)]
+    submissions.append(class_report.Submission({"ex1_test": (2.0, None)}))
     section = "\n".join(class_report.section("00_start_here", exercises, submissions, figures=tmp_path, link="f"))
-    assert _table(section, "| exercise | first failure |") == [
-        ["Exercise 1", "`c`", "3"], ["Exercise 1", "`a`", "2"], ["Exercise 1", "`b`", "2"],
-        ["Exercise 1", "2 other first failures", "2"]]
+    assert _table(section, "| exercise | check that failed first |") == [
+        ["Exercise 1", "`Exercise 1: c`", "3", "`Exercise 1: c: got 5`"],
+        ["Exercise 1", "`Exercise 1: a`", "2", "`Exercise 1: a: got 1`"],
+        ["Exercise 1", "`Exercise 1: b`", "2", "`Exercise 1: b: got 3`"],
+        ["Exercise 1", "2 other checks", "2", ""]]
     assert _table(section, "| exercise | points |") == [["Exercise 1 (`ex1_test`)", "2", "1 of 10 (10%)", "0.2"]]
+
+
+def _wrong(got):
+    """The judge's verdict on one learner's Exercise 2 that returned `got` where the reference returned 32."""
+    from grader.autograde.judge import judge
+    from grader.notebook.record import encode
+
+    def cell(value):
+        return {"end": "ok", "checks": [{"kind": "equal", "got": encode(value), "what": "total_bytes(x) for a "
+                                         "float32 x of shape (4, 2)", "hint": "count every element"}]}
+
+    return judge("Exercise 2", cell(32), cell(got))
+
+
+def test_one_mistake_is_one_row_however_many_values_it_produced(tmp_path):
+    """Four submissions hard-code a number where Exercise 2 needs a computed one; their verdicts carry the
+    values each produced (128, 128, 64, 96). Do they count as one failed check of four submissions, named
+    by the check (not by a value), both when the judge names the check (`grader autograde`) and when only
+    the verdicts' words were kept (nbgrader's own autograde, from formgrader)?"""
+    from grader.autograde import class_report
+
+    verdicts = [_wrong(got) for got in (128, 128, 64, 96)]
+    assert len({v.message for v in verdicts}) == 3 and len({v.check for v in verdicts}) == 1, verdicts
+    exercises = [class_report.Exercise("ex2_test", "Exercise 2", 2.0)]
+    rows = [Row(f"s{n}", "00_start_here", "graded", 0.0, 2.0, exercises={"ex2_test": (0.0, 2.0, v.message, v.check)})
+            for n, v in enumerate(verdicts)]
+    words_only = [Row(r.student, r.chapter, r.status, 0.0, 2.0, exercises={"ex2_test": (0.0, 2.0, v.message)})
+                  for r, v in zip(rows, verdicts)]
+    for given in (rows, words_only):
+        section = "\n".join(class_report.section("00_start_here", exercises, class_report.from_rows(given, "00_start_here"),
+                                                 figures=tmp_path, link="f"))
+        assert _table(section, "| exercise | check that failed first |") == [
+            ["Exercise 2", "`Exercise 2: total_bytes(x) for a float32 x of shape (4, 2)`", "4",
+             "`Exercise 2: total_bytes(x) for a float32 x of shape (4, 2): expected 32, got 128`"]], section
+
+
+def test_the_pass_rate_bars_are_labelled_by_the_exercises_headings():
+    """Is each bar of the pass-rate figure labelled by its exercise's heading in the notebook ("Exercise 1: an
+    aligned copy"), the quiz included, in the chapter's order, not by a grade id?"""
+    from conftest import ROOT
+    from grader.autograde import class_report
+
+    exercises = class_report.exercises_of(ROOT, "01_numpy_interop")
+    submissions = [class_report.Submission({e.grade_id: (e.points, None) for e in exercises})]
+    figure = class_report.pass_rates("01_numpy_interop", exercises, submissions)
+    ticks = sorted(figure.axes[0].get_yticklabels(), key=lambda t: -t.get_position()[1])
+    labels = [" ".join(t.get_text().split()) for t in ticks]
+    assert labels[0] == "Exercise 1: an aligned copy" and labels[-1] == "Quiz", labels
+    assert [label.split(":")[0] for label in labels] == [e.title for e in exercises], labels
+    assert not any("_test" in label for label in labels), labels
 
 
 def test_a_verdict_with_backticks_or_pipes_stays_one_table_cell():

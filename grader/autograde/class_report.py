@@ -1,5 +1,9 @@
-"""What the class got wrong: per chapter, each exercise's share at full marks, mean and most common
-first failures, with a score histogram and per-exercise pass rates drawn beside the report.
+"""What the class got wrong: per chapter, each exercise's share at full marks, mean and the checks that
+most often failed first, with a score histogram and per-exercise pass rates drawn beside the report.
+
+A first failure is counted by the check that failed (the exercise and the check's own description, as
+its test cell names it), not by the words of the verdict, which carry the values each learner's code
+produced: four learners who hard-code one wrong number are one mistake, not four.
 
 The same section is made from a class run's rows (`grader autograde` puts it in its report) and
 from an already graded class (`grader report CHAPTER`): then the points come from nbgrader's
@@ -33,16 +37,26 @@ NO_VERDICT = "(no verdict recorded for this submission)"
 @dataclass(frozen=True)
 class Exercise:
     grade_id: str
-    title: str
+    title: str  # "Exercise 1", as the test cell's docstring names it
     points: float
+    heading: str = ""  # "Exercise 1: an aligned copy", as the exercise's own heading says (the figure's labels)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """The first failure of one test cell: the check that failed (named without values) and the first
+    line of the verdict the learner saw."""
+
+    check: str
+    words: str
 
 
 @dataclass
 class Submission:
     """One scored submission of a chapter, without its student: per test cell, the points it got
-    and the first line of its verdict ("" when it got full marks)."""
+    and its first failure (None when it got full marks)."""
 
-    cells: dict[str, tuple[float, str]] = field(default_factory=dict)
+    cells: dict[str, tuple[float, Failure | None]] = field(default_factory=dict)
 
     @property
     def score(self) -> float:
@@ -50,15 +64,78 @@ class Submission:
 
 
 def exercises_of(course: Path, chapter: str) -> list[Exercise]:
-    """The chapter's test cells in notebook order, with their titles and points (from solutions/)."""
+    """The chapter's test cells in notebook order, with their titles, headings and points (from solutions/)."""
     from grader.autograde.gradebook import points
+    from grader.course import read_notebook
 
-    return [Exercise(gid, title, most) for gid, (most, title) in points(course, chapter).items()]
+    headings = exercise_headings(read_notebook(course / "solutions" / chapter / f"{chapter}.ipynb"))
+    return [Exercise(gid, title, most, headings.get(gid, "")) for gid, (most, title) in points(course, chapter).items()]
+
+
+#: A heading line of a notebook's markdown, its level marks taken off.
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+#: What a heading says of an exercise's points: "(3 points)".
+_POINTS = re.compile(r"\s*\(\s*[\d.]+\s+points?\s*\)\s*$")
+
+
+def exercise_headings(nb) -> dict[str, str]:
+    """Each test cell's exercise as its heading in the notebook names it, points left out: the nearest
+    heading above the test cell that starts with the cell's title ("Exercise 1: an aligned copy" for
+    "Exercise 1"). A test cell with no such heading is left out."""
+    from grader.course import cell_title
+
+    found = {}
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or not cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+            continue
+        title = cell_title(cell).split(":")[0]
+        for above in reversed(nb.cells[:index]):
+            if above.cell_type != "markdown":
+                continue
+            named = [h for h in _HEADING.findall(above.source) if re.match(rf"{re.escape(title)}\b", h)]
+            if named:
+                found[cell.metadata.nbgrader.grade_id] = _POINTS.sub("", named[-1])
+                break
+    return found
 
 
 def first_line(message: str) -> str:
     """The failing check's words as the learner saw them first: the verdict's first line."""
     return next((line.strip() for line in str(message).splitlines() if line.strip()), "")
+
+
+#: Where a verdict's words turn from the check to the values it saw ("…: expected 64, got 128").
+_VALUES = re.compile(r": expected\b|: raised\b| should be\b| raised\b| returned\b|: \d+ of \d+ values differ|, got\b")
+#: A memory address in a verdict ("0x7f3a…"): never part of what a check is.
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")
+
+
+def check_of(message: str) -> str:
+    """The check a verdict names, from its words alone, for a verdict kept without its check (one that
+    nbgrader's own autograde recorded, or an older run's): its first line up to where the values begin,
+    addresses masked. The verdicts of the course's checks all name the check first ("Exercise 1:
+    aligned_copy(x) for a float32 x: expected …")."""
+    line = first_line(message)
+    crashed = re.match(r"(.+?): your code raised ([\w.]+)", line)
+    if crashed:
+        return f"{crashed.group(1)}: your code raised {crashed.group(2)}"
+    if " is not answered yet" in line:
+        return line.split(" is not answered yet")[0] + " is not answered yet"
+    label, sep, rest = line.partition(": ")
+    if sep:
+        cut = _VALUES.search(rest)
+        line = f"{label}: {rest[:cut.start()] if cut else rest}".rstrip(" :,")
+    return _ADDRESS.sub("0x…", line)
+
+
+def failure(got: float, most: float, message: str, check: str = "") -> Failure | None:
+    """A test cell's first failure (None at full marks), its check named by the judge or read from its words."""
+    if got >= most:
+        return None
+    words = first_line(message)
+    if not words:
+        return Failure(NO_VERDICT, NO_VERDICT)
+    return Failure(check or check_of(words), words)
 
 
 def from_rows(rows: list[Row], chapter: str) -> list[Submission]:
@@ -67,15 +144,16 @@ def from_rows(rows: list[Row], chapter: str) -> list[Submission]:
     for row in rows:
         if row.chapter != chapter or row.score is None:
             continue
-        out.append(Submission({gid: (got, "" if got >= most else first_line(message) or NO_VERDICT)
-                               for gid, (got, most, message) in row.exercises.items()}))
+        out.append(Submission({gid: (got, failure(got, most, message, check))
+                               for gid, (got, most, message, check) in row.exercises.items()}))
     return out
 
 
 def verdicts_metadata(row: Row) -> dict:
     """What an autograded notebook keeps of its row, for `grader report` to read later."""
-    return {"status": str(row.status), "verdicts": {gid: {"points": got, "max_points": most, "message": message}
-                                               for gid, (got, most, message) in row.exercises.items()}}
+    return {"status": str(row.status), "verdicts": {
+        gid: {"points": got, "max_points": most, "message": message, "check": check}
+        for gid, (got, most, message, check) in row.exercises.items()}}
 
 
 #: The exceptions the course's checks raise in a kernel, whose message is the verdict itself.
@@ -87,13 +165,25 @@ def kept_verdicts(notebook: Path) -> dict[str, str]:
     autograde` writes; else, in a notebook graded otherwise, what its test cell showed: the
     "Graded: ... — <verdict>" line of an older run's feedback, or the error a plain `nbgrader
     autograde` (formgrader's Autograde button) recorded. {} when the notebook is missing or unreadable."""
+    return {gid: message for gid, (message, _) in kept(notebook).items()}
+
+
+def kept(notebook: Path) -> dict[str, tuple[str, str]]:
+    """Each test cell's verdict and failed check, as `kept_verdicts` finds them; the check is "" where
+    only the words were kept (then `check_of` reads it from them)."""
     try:
         nb = nbformat.read(notebook, as_version=4)
     except Exception:
         return {}
-    kept = nb.metadata.get(VERDICTS_KEY, {}).get("verdicts", {})
-    if kept:
-        return {gid: str(v.get("message", "")) for gid, v in kept.items() if isinstance(v, dict)}
+    stored = nb.metadata.get(VERDICTS_KEY, {}).get("verdicts", {})
+    if stored:
+        return {gid: (str(v.get("message", "")), str(v.get("check", "") or ""))
+                for gid, v in stored.items() if isinstance(v, dict)}
+    return {gid: (message, "") for gid, message in _shown_verdicts(nb).items()}
+
+
+def _shown_verdicts(nb) -> dict[str, str]:
+    """The verdicts a notebook's test cells show in their outputs (see `kept_verdicts`)."""
     found = {}
     for cell in grade_cells(nb):
         for out in cell.get("outputs", []):
@@ -130,8 +220,8 @@ def from_gradebook(course: Path, chapter: str) -> list[Submission]:
             notebook = course / "autograded" / submitted.student_id / chapter / f"{chapter}.ipynb"
             grades = [(g.name, float(g.score or 0.0), float(g.max_score or 0.0))
                       for nb in submitted.notebooks if nb.name == chapter for g in nb.grades]
-            verdicts = kept_verdicts(notebook) if any(got < most for _, got, most in grades) else {}
-            out.append(Submission({gid: (got, "" if got >= most else first_line(verdicts.get(gid, "")) or NO_VERDICT)
+            verdicts = kept(notebook) if any(got < most for _, got, most in grades) else {}
+            out.append(Submission({gid: (got, failure(got, most, *verdicts.get(gid, ("", ""))))
                                    for gid, got, most in grades}))
     return out
 
@@ -183,34 +273,45 @@ def section(chapter: str, exercises: list[Exercise], submissions: list[Submissio
         at_full = sum(1 for g in got if g >= e.points)
         lines.append(f"| {_md(e.title)} (`{e.grade_id}`) | {_number(e.points)} | {_share(at_full, len(got))} | "
                      f"{_number(sum(got) / len(got)) if got else '—'} |")
-    lines += ["", "Most common first failures (the first line of each verdict below full marks, as the "
-                  "learner saw it; each submission counts once per exercise):", "",
-              "| exercise | first failure | submissions |", "| --- | --- | ---: |"]
+    lines += ["", "The checks that failed first most often (each submission below full marks counts once per "
+                  "exercise, under the check that stopped it; an example of what such a learner was told beside it):",
+              "", "| exercise | check that failed first | submissions | for example |", "| --- | --- | ---: | --- |"]
     any_failure = False
     for e in exercises:
-        failures = Counter(s.cells[e.grade_id][1] for s in submissions
-                           if e.grade_id in s.cells and s.cells[e.grade_id][1])
-        ranked = sorted(failures.items(), key=lambda item: (-item[1], item[0]))
-        for words, count in ranked[:TOP_FAILURES]:
-            lines.append(f"| {_md(e.title)} | {_words(words)} | {count} |")
+        failures = [s.cells[e.grade_id][1] for s in submissions
+                    if e.grade_id in s.cells and s.cells[e.grade_id][1] is not None]
+        by_check = Counter(f.check for f in failures)
+        ranked = sorted(by_check.items(), key=lambda item: (-item[1], item[0]))
+        for check, count in ranked[:TOP_FAILURES]:
+            said = Counter(f.words for f in failures if f.check == check)
+            example = min(said, key=lambda words: (-said[words], words))
+            lines.append(f"| {_md(e.title)} | {_words(check)} | {count} | "
+                         f"{'' if example == check else _words(example)} |")
             any_failure = True
         rest = ranked[TOP_FAILURES:]
         if rest:
-            lines.append(f"| {_md(e.title)} | {len(rest)} other first failures | {sum(c for _, c in rest)} |")
+            lines.append(f"| {_md(e.title)} | {len(rest)} other checks | {sum(c for _, c in rest)} | |")
     if not any_failure:
-        lines.append("| — | every submission got full marks on every exercise | 0 |")
+        lines.append("| — | every submission got full marks on every exercise | 0 | |")
     return lines + [""]
 
 
 def draw(chapter: str, exercises: list[Exercise], submissions: list[Submission], folder: Path) -> list[tuple[str, str]]:
     """The score histogram and the per-exercise pass rates of `chapter` as PNG files in `folder`;
     returns (what each shows, its file name)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    names = [("Score histogram", f"{chapter}-scores.png"), ("Pass rate per exercise", f"{chapter}-pass-rates.png")]
+    _save(score_histogram(chapter, exercises, submissions), folder / names[0][1])
+    _save(pass_rates(chapter, exercises, submissions), folder / names[1][1])
+    return names
+
+
+def score_histogram(chapter: str, exercises: list[Exercise], submissions: list[Submission]):
+    """How many submissions got each score, with the mean dashed (a matplotlib Figure)."""
     from matplotlib.figure import Figure  # imported only here: the rest of the grader never draws
 
-    folder.mkdir(parents=True, exist_ok=True)
     n, most = len(submissions), sum(e.points for e in exercises)
     scores = [s.score for s in submissions]
-
     fig = Figure(figsize=(6.4, 3.6), dpi=100, layout="constrained")
     ax = fig.add_subplot()
     top = int(max([most, *scores]) + 1)
@@ -225,16 +326,21 @@ def draw(chapter: str, exercises: list[Exercise], submissions: list[Submission],
     mean = sum(scores) / n
     ax.axvline(mean, color="#dd8452", linestyle="--")
     ax.set_title(f"{chapter}: scores of {n} submission{'' if n == 1 else 's'} (dashed: the mean, {_number(mean)})")
-    names = [("Score histogram", f"{chapter}-scores.png")]
-    _save(fig, folder / names[0][1])
+    return fig
 
-    fig = Figure(figsize=(6.4, 0.9 + 0.45 * len(exercises)), dpi=100, layout="constrained")
+
+def pass_rates(chapter: str, exercises: list[Exercise], submissions: list[Submission]):
+    """Each exercise's share of submissions at full marks, one bar per exercise labelled by its heading
+    (a matplotlib Figure)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.8, 0.9 + 0.55 * len(exercises)), dpi=100, layout="constrained")
     ax = fig.add_subplot()
     labels, shares, tallies = [], [], []
     for e in exercises:
         got = [s.cells[e.grade_id][0] for s in submissions if e.grade_id in s.cells]
         at_full = sum(1 for g in got if g >= e.points)
-        labels.append(e.title)
+        labels.append(_label(e.heading or e.title))
         shares.append(100 * at_full / len(got) if got else 0.0)
         tallies.append(f"{at_full} of {len(got)}")
     rows = list(range(len(exercises)))[::-1]  # the first exercise on top
@@ -245,9 +351,15 @@ def draw(chapter: str, exercises: list[Exercise], submissions: list[Submission],
     ax.set_xticks(range(0, 101, 20))
     ax.set_xlabel("submissions at full marks (%)")
     ax.set_title(f"{chapter}: share at full marks per exercise")
-    names.append(("Pass rate per exercise", f"{chapter}-pass-rates.png"))
-    _save(fig, folder / names[1][1])
-    return names
+    return fig
+
+
+def _label(text: str, width: int = 34) -> str:
+    """A bar's label: the exercise's heading, on two lines when long, cut after that."""
+    import textwrap
+
+    lines = textwrap.wrap(text, width) or [text]
+    return "\n".join(lines[:2]) + ("…" if len(lines) > 2 else "")
 
 
 def _save(fig, path: Path) -> None:
@@ -271,7 +383,7 @@ def sections(report: Path, rows: list[Row], course: Path | None) -> list[str]:
             exercises = None
         if not exercises:  # no solution at hand: the rows' own test cells, by id
             first = next(r for r in rows if r.chapter == chapter and r.score is not None)
-            exercises = [Exercise(gid, gid, most) for gid, (_, most, _) in first.exercises.items()]
+            exercises = [Exercise(gid, gid, scored.max_points) for gid, scored in first.exercises.items()]
         figures = figures_folder(report)
         lines += section(chapter, exercises, from_rows(rows, chapter), figures=figures, link=figures.name)
     return lines

@@ -138,9 +138,9 @@ def write(course: Path, rows: list[Row], jobs: list[Job]) -> None:
             stamp = stamps.get((row.student, row.chapter))
             if stamp is not None:
                 sub.timestamp = stamp.astimezone(timezone.utc).replace(tzinfo=None)
-            for gid, (got, _, _) in row.exercises.items():
+            for gid, scored in row.exercises.items():
                 grade = gb.find_grade(gid, row.chapter, row.chapter, row.student)
-                grade.auto_score = got
+                grade.auto_score = scored.points
                 grade.needs_manual_grade = False
             # As nbgrader autograde records it: beside the points, which stay as the checks gave them.
             gb.find_submission_notebook(row.chapter, row.chapter, row.student).late_submission_penalty = row.penalty

@@ -208,11 +208,13 @@ class KernelRun:
 
 
 class Scored(NamedTuple):
-    """One test cell of a row: the points it got, the most it could get, and its verdict ("" passed)."""
+    """One test cell of a row: the points it got, the most it could get, its verdict ("" passed), and the
+    check that failed first, named without the values it saw ("" passed; the class report groups by it)."""
 
     points: float
     max_points: float
     message: str
+    check: str = ""
 
 
 @dataclass(frozen=True)

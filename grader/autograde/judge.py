@@ -30,6 +30,7 @@ class Verdict:
     passed: bool
     message: str  # "" when passed; otherwise one or two lines a learner can act on
     hidden: bool = False  # the check that failed (or the code that crashed) is in the hidden region
+    check: str = ""  # the check that failed, named without the values it saw: the same for every learner it stops
 
 
 def judge(label: str, reference: dict, student: dict | None, why_missing: str = "") -> Verdict:
@@ -38,34 +39,63 @@ def judge(label: str, reference: dict, student: dict | None, why_missing: str = 
         raise CourseError(f"{label}: the reference solution did not pass its own checks "
                           f"({(reference or {}).get('end', 'no record')}); fix solutions/ before grading")
     if student is None:
-        return Verdict(False, f"{label}: {why_missing or 'no result was recorded'}")
+        why = f"{label}: {why_missing or 'no result was recorded'}"
+        return Verdict(False, why, check=why.splitlines()[0])
     try:
         return _judge(label, reference, student)
     except Exception as err:  # a forged or broken record: this cell scores 0, the rest of the row stands
         return Verdict(False, f"{label}: the recorded result is malformed ({type(err).__name__}), so this cell "
-                              "scores 0; the notebook's other cells keep their points")
+                              "scores 0; the notebook's other cells keep their points",
+                       check=f"{label}: the recorded result is malformed")
 
 
 def _judge(label: str, reference: dict, student: dict) -> Verdict:
     ref_checks, got_checks = reference["checks"], student["checks"]
     for index, ref in enumerate(ref_checks):
         if index >= len(got_checks):
-            return Verdict(False, _stopped(label, student, index, len(ref_checks)), student.get("hidden") is True)
+            return Verdict(False, _stopped(label, student, index, len(ref_checks)), student.get("hidden") is True,
+                           _stopped_check(label, student, ref_checks, index))
         got = got_checks[index]
         if got.get("kind") != ref["kind"]:
-            return Verdict(False, f"{label}: check {index + 1} ran a different check than expected "
-                                  "(the test cell was changed or skipped)")
+            changed = f"{label}: check {index + 1} ran a different check than expected"
+            return Verdict(False, f"{changed} (the test cell was changed or skipped)", check=changed)
         failure = _compare(label, ref, got)
         if failure:
             hidden = ref.get("hidden") is True
             if hidden and "\nhint: " not in failure:
                 failure += f"\nhint: {FAILED_HIDDEN_CHECK}"
-            return Verdict(False, failure, hidden)
+            return Verdict(False, failure, hidden, check_name(label, ref, failure))
     if len(got_checks) > len(ref_checks):
-        return Verdict(False, f"{label}: {len(got_checks)} checks ran instead of {len(ref_checks)}")
+        return Verdict(False, f"{label}: {len(got_checks)} checks ran instead of {len(ref_checks)}",
+                       check=f"{label}: more checks ran than the test cell has")
     if student.get("end") != "ok":
-        return Verdict(False, _stopped(label, student, len(ref_checks), len(ref_checks)), student.get("hidden") is True)
+        return Verdict(False, _stopped(label, student, len(ref_checks), len(ref_checks)), student.get("hidden") is True,
+                       _stopped_check(label, student, ref_checks, len(ref_checks)))
     return Verdict(True, "")
+
+
+def check_name(label: str, ref: dict, failure: str = "") -> str:
+    """The check `ref` (a reference record's check) of exercise `label`, named as the exercise's test
+    cell describes it: its `what` (or, for a `checks.true`, the instructor's message), never the values
+    a learner's code produced. A quiz is named by its wrong questions, which are no values either."""
+    if ref.get("kind") == "answers":
+        return failure.splitlines()[0] if failure else f"{label}: the answers"
+    what = str(ref.get("what") or (ref.get("message") if ref.get("kind") == "true" else "") or "").strip()
+    return f"{label}: {' '.join(what.split())}" if what else f"{label}: a {ref.get('kind', 'check')} check"
+
+
+def _stopped_check(label: str, student: dict, ref_checks: list[dict], index: int) -> str:
+    """The name of what stopped a test cell after `index` of its checks: not answered, or the error the
+    learner's code raised (by its type) in the check that was running, or the run stopping."""
+    end = student.get("end")
+    if end == "not_answered":
+        return f"{label} is not answered yet"
+    where = check_name(label, ref_checks[index]) if index < len(ref_checks) else f"{label}: after its checks"
+    if end == "crashed":
+        name, sep, _ = str(student.get("detail", "")).strip().partition(": ")
+        kind = name if sep and name.replace(".", "").isidentifier() else "an error"
+        return f"{where}: your code raised {kind}"
+    return f"{where}: the run stopped"
 
 
 #: The hint for a hidden check that failed without a hint of its own.
@@ -227,9 +257,10 @@ def _scored(title: str, most_points: float, run: KernelRun, gid: str, reference:
     entry = run.records.get(gid)
     if gid in run.missing or not isinstance(entry, dict):
         return Scored(0.0, most_points, "its test cell was deleted from the notebook, so it scores 0; "
-                                        "copy the cell back from a fresh copy of the chapter")
+                                        "copy the cell back from a fresh copy of the chapter",
+                      f"{title}: its test cell was deleted")
     verdict = judge(title, reference[gid], entry.get("record"), str(entry.get("why", "")))
-    return Scored(most_points if verdict.passed else 0.0, most_points, verdict.message)
+    return Scored(most_points if verdict.passed else 0.0, most_points, verdict.message, verdict.check)
 
 
 def _penalty(student: str, score: float | None, most: float, late_seconds: float,

@@ -71,7 +71,7 @@ def write_feedback(course: Path, rows: list[Row]) -> list[Row]:
             continue
         nb = nbformat.read(path, as_version=4)
         for cell in grade_cells(nb):
-            got, most, message = row.exercises.get(cell.metadata.nbgrader.grade_id, (0.0, 0.0, ""))
+            got, most, message, _ = row.exercises.get(cell.metadata.nbgrader.grade_id, (0.0, 0.0, "", ""))
             text = f"Graded: {got:g} / {most:g}" + (f" — {message}" if message else " — all checks passed")
             cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=text + "\n"))
         nbformat.write(nb, path)
@@ -212,7 +212,7 @@ def write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: sand
         if not r.exercises:
             continue
         lines.append(f"- **{_md(r.student)}** ({r.chapter}): " + "; ".join(
-            f"{gid} {p:g}/{m:g}" + (f" ({_md(msg)})" if msg else "") for gid, (p, m, msg) in r.exercises.items()))
+            f"{gid} {p:g}/{m:g}" + (f" ({_md(msg)})" if msg else "") for gid, (p, m, msg, _) in r.exercises.items()))
     if intake:
         lines += ["", "## The download", ""] + [f"- {_md(line)}" for line in intake]
     lines += crash_lines(rows)
