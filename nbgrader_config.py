@@ -38,9 +38,17 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.ClearSolutions.enforce_metadata = True
 
-# A chapter's slowest cell compiles C++ (a few seconds); five minutes per cell is generous.
+# A chapter's slowest cell compiles C++ (a few seconds); five minutes per cell is generous. (nbgrader's
+# autograde always goes on past a cell that raises: its Execute has no allow_errors setting to give.)
 c.Execute.timeout = 300
-c.Execute.allow_errors = True
+
+# `grader autograde` keeps the whole class in grades.csv (one row per student and chapter, failed
+# submissions included, points from the gradebook). `nbgrader export` would write its own CSV under that
+# same name by default and replace the course's file; here it writes nbgrader-export.csv instead. The
+# setting lives in this file, not in a new name for the course's file, because nbgrader export finds its
+# gradebook only in the course folder, where nbgrader reads this file, and grades.csv is the name the
+# course's tools and instructors' scripts already know.
+c.ExportPlugin.to = "nbgrader-export.csv"
 
 # The limits each kernel runs under when `grader autograde` (and a learner's `grader check`) grades:
 # set one here to change it for every run; a flag of `grader autograde` wins over this file. Units are

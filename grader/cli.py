@@ -93,10 +93,18 @@ def _autograde(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from grader.autograde.class_report import figures_folder, report
+    from grader.autograde.report import rewrite
+    from grader.course import select_chapters
 
-    path = report(course=Path(args.course), chapter=args.chapter, out=Path(args.out) if args.out else None)
-    print(path.read_text(), end="")
-    print(f"\nreport:  {path}\nfigures: {figures_folder(path)}")
+    course = Path(args.course)
+    if args.chapter:
+        select_chapters([args.chapter], course.resolve())
+    grades_csv, whole = rewrite(course)
+    if args.chapter:
+        path = report(course=course, chapter=args.chapter, out=Path(args.out) if args.out else None)
+        print(path.read_text(), end="")
+        print(f"\nreport:  {path}\nfigures: {figures_folder(path)}")
+    print(f"grades:  {grades_csv}\nclass:   {whole}")
     return 0
 
 
@@ -184,10 +192,11 @@ def parser() -> argparse.ArgumentParser:
     add_limit_flags(auto)
     auto.set_defaults(run=_autograde)
 
-    rep = sub.add_parser("report", help="what the class got wrong in a graded chapter: per exercise the share at "
-                         "full marks, the mean and the most common first failures, with figures (from the "
-                         "gradebook, so scores changed in formgrader count)")
-    rep.add_argument("chapter", metavar="CHAPTER", help="a graded chapter's id, such as 01_numpy_interop")
+    rep = sub.add_parser("report", help="make grades.csv and autograde-report.md again from the gradebook (so "
+                         "scores changed in formgrader count), and with a CHAPTER what the class got wrong in it: per "
+                         "exercise the share at full marks, the mean and the checks that failed first, with figures")
+    rep.add_argument("chapter", metavar="CHAPTER", nargs="?",
+                     help="a graded chapter's id, such as 01_numpy_interop: also write class-report-CHAPTER.md")
     rep.add_argument("--course", default=".", help="the course folder holding gradebook.db and autograded/ "
                      "(default: .)")
     rep.add_argument("--out", metavar="FILE", help="the markdown file to write (default: class-report-CHAPTER.md "

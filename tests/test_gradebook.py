@@ -134,3 +134,90 @@ def test_a_chapter_nbgrader_cannot_record_is_a_course_error_with_nbgraders_reaso
     assert "Notebook failed to validate; the nbgrader metadata may be corrupted." in str(err.value), err.value
     assert "Traceback" not in str(err.value)
     assert os.getcwd() == before
+
+
+def _csv(course) -> dict[str, dict[str, str]]:
+    return {r["student"]: r for r in csv.DictReader((course / "grades.csv").open(newline=""))}
+
+
+def _report_row(course, student) -> str:
+    return next(line for line in (course / "autograde-report.md").read_text().splitlines()
+                if line.startswith(f"| {student} | {CHAPTER} |"))
+
+
+@pytest.mark.slow  # two small runs of `grader autograde` and one `nbgrader export`
+def test_no_instructor_action_loses_a_row_of_grades_csv(tmp_path):
+    """A class of two is graded; the instructor gives ann a point by hand in the gradebook (as formgrader
+    does), regrades bob alone, changes bob's score by hand, runs `grader report`, then `nbgrader export` as
+    nbgrader's docs say. Does grades.csv keep ann's row through bob's regrade, with the points the hand
+    gave, does each hand change reach grades.csv and the report, and does nbgrader export leave grades.csv
+    alone (writing nbgrader-export.csv, as the course's nbgrader_config.py says)?"""
+    from nbgrader.api import Gradebook
+
+    from grader.cli import main
+    from grader.course import run_nbgrader
+
+    course = _course(tmp_path, "")
+    for student, answer in (("ann", "def double(x):\n    return 3 * x\n"), ("bob", ANSWER)):
+        folder = course / "submitted" / student / CHAPTER
+        folder.mkdir(parents=True)
+        nbformat.write(_notebook(answer), folder / f"{CHAPTER}.ipynb")
+    for gone in ("late", "prompt"):
+        shutil.rmtree(course / "submitted" / gone)
+    autograde(course, feedback=False, progress=False, limits=LIMITS)
+    assert {s: r["score"] for s, r in _csv(course).items()} == {"ann": "0", "bob": "1"}
+
+    def by_hand(student, points):
+        with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+            gb.find_grade("ex1_test", CHAPTER, CHAPTER, student).manual_score = points
+            gb.db.commit()
+
+    by_hand("ann", 0.5)
+    summary = autograde(course, students=["bob"], feedback=False, progress=False, limits=LIMITS)
+    assert [r.student for r in summary.rows] == ["bob"]
+    rows = _csv(course)
+    assert sorted(rows) == ["ann", "bob"], rows
+    assert (rows["ann"]["status"], rows["ann"]["score"], rows["bob"]["score"]) == ("graded", "0.5", "1"), rows
+    assert "changed by hand in formgrader: ex1_test 0 → 0.5" in rows["ann"]["notes"], rows["ann"]
+    assert "| 0.5 / 1 | graded |" in _report_row(course, "ann") and "| 1 / 1 | graded |" in _report_row(course, "bob")
+    assert "This run graded 1 submission: 1 graded." in (course / "autograde-report.md").read_text()
+
+    by_hand("bob", 0.25)
+    assert main(["report", "--course", str(course)]) == 0
+    rows = _csv(course)
+    assert (rows["ann"]["score"], rows["bob"]["score"]) == ("0.5", "0.25"), rows
+    assert "| 0.25 / 1 | graded |" in _report_row(course, "bob")
+    assert "This run graded 1 submission" in (course / "autograde-report.md").read_text()  # the run's facts stay
+
+    kept = (course / "grades.csv").read_bytes()
+    proc = run_nbgrader(["export"], cwd=course)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (course / "grades.csv").read_bytes() == kept
+    exported = {r["student_id"]: r for r in csv.DictReader((course / "nbgrader-export.csv").open(newline=""))}
+    assert sorted(exported) == ["ann", "bob"], exported
+
+
+def test_grades_csv_merges_runs_by_student_and_chapter_and_keeps_failures(tmp_path):
+    """Without a gradebook: does a second run's row replace only the row of its own student and chapter, a
+    failed submission keep its row and reason, and a grades.csv some other tool wrote stay beside, renamed?"""
+    from grader.autograde import grades
+    from grader.autograde.jobs import Row
+
+    first = [Row("ann", "00_start_here", "graded", 6.0, 8.0), Row("bob", "00_start_here", "failed: broken JSON", None, 8.0),
+             Row("ann", "01_numpy_interop", "graded", 3.0, 10.0, notes=("late by 1 h 0 min; something",))]
+    grades.update(tmp_path, first)
+    everyone = grades.update(tmp_path, [Row("ann", "00_start_here", "graded", 8.0, 8.0)])
+    assert [(r.student, r.chapter, str(r.status), r.score) for r in everyone] == [
+        ("ann", "00_start_here", "graded", 8.0), ("bob", "00_start_here", "failed: broken JSON", None),
+        ("ann", "01_numpy_interop", "graded", 3.0)]
+    assert [tuple(r) for r in csv.reader((tmp_path / "grades.csv").open(newline=""))][3] == (
+        "ann", "01_numpy_interop", "graded", "3", "10", "", "", "late by 1 h 0 min; something", "")
+    assert not list(tmp_path.glob(".grades.csv.*")), "a temporary file was left behind"
+
+    (tmp_path / "grades.csv").write_text("assignment,duedate,timestamp,student_id\n00_start_here,,,ann\n")
+    problems = []
+    everyone = grades.update(tmp_path, [Row("cy", "00_start_here", "graded", 1.0, 8.0)], problems)
+    assert [r.student for r in everyone] == ["cy"]
+    aside = list(tmp_path.glob("grades-unrecognised-*.csv"))
+    assert len(aside) == 1 and aside[0].read_text().startswith("assignment,duedate"), aside
+    assert len(problems) == 1 and aside[0].name in problems[0], problems

@@ -13,8 +13,9 @@
 4. `judge`    — compare each test cell's record with the reference's, outside the kernel;
 5. `gradebook` — write the scores into nbgrader's gradebook (the record), and keep each
                 submission's verdicts in its autograded notebook;
-6. `report`   — grades.csv and the report (with `class_report`'s section per chapter: what the
-                class got wrong, and its figures) first, then HTML feedback.
+6. `report`   — grades.csv (the whole class: this run's rows merged into those kept, points from the
+                gradebook, `grades`) and the report (with `class_report`'s section per chapter: what
+                the class got wrong, and its figures) first, then HTML feedback.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Stage 6, report: grades.csv and autograde-report.md first, then the HTML feedback.
 
-The report says what happened to each submission, then what the class got wrong, per chapter
-(`class_report`, with its figures in autograde-report-figures/ beside it).
+grades.csv is the whole class's (`grades`: this run's rows merged into those kept, points from the
+gradebook). The report says what this run's kernels ran under, then what became of every submission of
+the class and what the class got wrong, per chapter (`class_report`, with its figures in
+autograde-report-figures/ beside it). `grader report` makes both again from the gradebook (`rewrite`).
 
 Each output is written on its own (a temporary file renamed into place), and a failure in one
 never costs the others: the CSV and the report come first, because they are what an instructor
@@ -10,7 +12,7 @@ cannot do without; feedback can be made again with `nbgrader generate_feedback`.
 
 from __future__ import annotations
 
-import csv
+import json
 import os
 import re
 import sys
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.autograde import class_report, sandbox
+from grader.autograde import class_report, grades, sandbox
 from grader.autograde.gradebook import db_url
 from grader.autograde.jobs import Row
 from grader.course import grade_cells, read_notebook, run_nbgrader
@@ -29,37 +31,54 @@ from grader.course import grade_cells, read_notebook, run_nbgrader
 def write_all(course: Path, rows: list[Row], *, probe: sandbox.Probe, limits: sandbox.Limits, workers: int,
               seconds: float, feedback: bool, intake: list[str] = (),
               cluster: list[str] = (), class_section: bool = True) -> tuple[Path, Path, list[str]]:
-    """grades.csv, the report, then feedback; returns their paths and what could not be written. A row
-    whose feedback could not be made is replaced, in `rows`, by one whose notes say so."""
+    """grades.csv (the run's rows merged into the class's, `grades.update`), the report, then feedback;
+    returns their paths and what could not be written. A row whose feedback could not be made is
+    replaced, in `rows`, by one whose notes say so."""
     problems = []
     grades_csv = course / "grades.csv"
     report = course / "autograde-report.md"
-    try:
-        write_csv(grades_csv, rows)
-    except Exception as err:  # the report below still says what happened to each submission
-        problems.append(f"grades.csv could not be written ({type(err).__name__}: {err})")
-    try:
-        write_report(report, rows, probe, limits, workers, seconds, course=course, intake=intake, problems=problems,
-                     cluster=cluster, class_section=class_section)
-    except Exception as err:
-        problems.append(f"autograde-report.md could not be written ({type(err).__name__}: {err})")
+
+    def both() -> None:
+        try:
+            everyone = grades.update(course, rows, problems)
+        except Exception as err:  # the report below still says what happened to each submission
+            problems.append(f"grades.csv could not be written ({type(err).__name__}: {err})")
+            everyone = rows
+        try:
+            write_report(report, rows, probe, limits, workers, seconds, course=course, intake=intake,
+                         problems=problems, cluster=cluster, class_section=class_section, everyone=everyone)
+        except Exception as err:
+            problems.append(f"autograde-report.md could not be written ({type(err).__name__}: {err})")
+
+    both()
     if feedback:
         before = [len(r.notes) for r in rows]
+        said = len(problems)
         try:
             rows[:] = write_feedback(course, rows)
         except Exception as err:
             problems.append(f"HTML feedback could not be written ({type(err).__name__}: {err}); grades.csv and "
                             "the report are complete; run `nbgrader generate_feedback <chapter> --force` to retry")
-        if problems or before != [len(r.notes) for r in rows]:  # say so in the CSV and the report too
-            for write in (lambda: write_csv(grades_csv, rows),
-                          lambda: write_report(report, rows, probe, limits, workers, seconds, course=course,
-                                               intake=intake, problems=problems, cluster=cluster,
-                                               class_section=class_section)):
-                try:
-                    write()
-                except Exception:
-                    pass  # the first versions are in place
+        if len(problems) > said or before != [len(r.notes) for r in rows]:  # say so in the CSV and the report too
+            both()
     return grades_csv, report, problems
+
+
+def rewrite(course: Path) -> tuple[Path, Path]:
+    """`grader report`: grades.csv and autograde-report.md made again from the gradebook (hand-made changes
+    included) and the rows grades.csv keeps, with the facts of the last run of `grader autograde` (kept
+    in .grader/) at the top of the report. CourseError without a gradebook."""
+    from grader.errors import CourseError
+
+    course = Path(course).resolve()
+    if not (course / "gradebook.db").is_file():
+        raise CourseError(f"{course} has no gradebook.db: grade the class first (grader autograde)")
+    problems: list[str] = []
+    everyone = grades.update(course, [], problems)
+    head, tail = _last_run(course)
+    report = course / "autograde-report.md"
+    _write_lines(report, head + [f"**{problem}**" for problem in problems] + class_lines(report, everyone, course) + tail)
+    return course / "grades.csv", report
 
 
 def write_feedback(course: Path, rows: list[Row]) -> list[Row]:
@@ -85,18 +104,8 @@ def write_feedback(course: Path, rows: list[Row]) -> list[Row]:
 
 
 def write_csv(path: Path, rows: list[Row]) -> Path:
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", newline="") as f:
-        w = csv.writer(f)
-        # `penalty` came last, after the columns an LMS import may already read by position.
-        w.writerow(["student", "chapter", "status", "score", "max_score", "timestamp", "late_seconds", "notes",
-                    "penalty"])
-        for r in rows:
-            w.writerow([r.student, r.chapter, str(r.status), "" if r.score is None else f"{r.final_score:g}",
-                        f"{r.max_score:g}", r.timestamp, "" if r.late_seconds is None else f"{r.late_seconds:.0f}",
-                        "; ".join(r.notes), "" if r.penalty is None else f"{r.penalty:g}"])
-    os.replace(tmp, path)
-    return path
+    """`rows` as a grades.csv at `path`, as they are (no merge; see `grades.update` for the course's file)."""
+    return grades.write(path, rows)
 
 
 def applied_lines(rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits) -> list[str]:
@@ -177,46 +186,92 @@ def in_kernel_points(course: Path, chapters: list[str]) -> list[str]:
 
 def write_report(path: Path, rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits, workers: int,
                  seconds: float, *, course: Path | None = None, intake: list[str] = (),
-                 problems: list[str] = (), cluster: list[str] = (), class_section: bool = True) -> Path:
-    lines = ["# Autograde report", ""]
-    lines += applied_lines(rows, probe, limits)
-    lines += list(cluster)
-    lines.append(f"Workers: {workers}. Took {seconds:.1f} s.")
-    lines += [f"**{problem}**" for problem in problems]
-    lines += ["", f"Submissions: {status_counts(rows)} ({len(rows)} in all).", ""]
+                 problems: list[str] = (), cluster: list[str] = (), class_section: bool = True,
+                 everyone: list[Row] | None = None) -> Path:
+    """The report of a run: what this run's kernels ran under and what became of its `rows` (its head
+    and tail), around the whole class (`everyone`, as grades.csv has it; default: the run's rows): each
+    submission's row, what the class got wrong and each exercise's verdicts. With `course`, the head and
+    tail are kept in .grader/ so that `grader report` can make the report again around a newer class."""
+    head = ["# Autograde report", ""]
+    head += applied_lines(rows, probe, limits)
+    head += list(cluster)
+    head.append(f"Workers: {workers}. Took {seconds:.1f} s.")
+    head += [f"**{problem}**" for problem in problems]
+    head += ["", f"This run graded {len(rows)} submission{'' if len(rows) == 1 else 's'}: {status_counts(rows) or 'none'}."]
+    flagged = [r for r in rows if r.flagged]
+    if flagged:
+        head += ["", "## Flagged for review", "",
+                 "These answer cells reach into the grading machinery (the checks, IPython's hooks, sys.modules, "
+                 "builtins). Their points come from records judged outside the kernel, but a property a test "
+                 "decides in the kernel (`checks.true`) could be faked: look at them.", ""]
+        head += [f"- **{_md(r.student)}** ({r.chapter}): " + "; ".join(_md(cell) for cell in r.flagged)
+                 for r in flagged]
+    tail = []
+    if intake:
+        tail += ["", "## The download", ""] + [f"- {_md(line)}" for line in intake]
+    tail += crash_lines(rows)
+    if course is not None:
+        _keep_run(course, head, tail)
+    return _write_lines(path, head + class_lines(path, rows if everyone is None else everyone, course,
+                                                 class_section=class_section) + tail)
+
+
+def class_lines(path: Path, everyone: list[Row], course: Path | None, *, class_section: bool = True) -> list[str]:
+    """The report's middle, about the whole class: each submission's row (from grades.csv and the
+    gradebook), what the class got wrong per chapter (figures beside `path`), the points decided in the
+    kernel, and each exercise's points and verdict."""
+    lines = ["", f"Submissions: {status_counts(everyone)} ({len(everyone)} in all; every row of grades.csv, "
+                 "points from the gradebook).", ""]
     lines += ["| student | chapter | score | status | notes |", "| --- | --- | --- | --- | --- |"]
-    for r in rows:
+    for r in everyone:
         score = "—" if r.score is None else f"{r.final_score:g} / {r.max_score:g}" + (
             f" (late penalty {r.penalty:g})" if r.penalty else "")
         lines.append(f"| {_md(r.student)} | {r.chapter} | {score} | {_md(r.status)} | {_md('; '.join(r.notes))} |")
-    flagged = [r for r in rows if r.flagged]
-    if flagged:
-        lines += ["", "## Flagged for review", "",
-                  "These answer cells reach into the grading machinery (the checks, IPython's hooks, sys.modules, "
-                  "builtins). Their points come from records judged outside the kernel, but a property a test "
-                  "decides in the kernel (`checks.true`) could be faked: look at them.", ""]
-        lines += [f"- **{_md(r.student)}** ({r.chapter}): " + "; ".join(_md(cell) for cell in r.flagged)
-                  for r in flagged]
     if class_section:  # what the class got wrong, per chapter, with its figures beside the report
         try:
-            lines += [""] + class_report.sections(path, rows, course)
+            lines += [""] + class_report.sections(path, everyone, course)
             while lines[-1] == "":
                 lines.pop()
         except Exception as err:
             lines += ["", f"**What the class got wrong could not be summed up** ({type(err).__name__}: {_md(err)})."]
-    chapters = sorted({r.chapter for r in rows if r.chapter})
+    chapters = sorted({r.chapter for r in everyone if r.chapter})
     if course is not None and chapters:
         lines += ["", "## Points decided inside the kernel", ""] + in_kernel_points(course, chapters)
     lines += ["", "## Per exercise", ""]
-    for r in rows:
+    for r in everyone:
         if not r.exercises:
             continue
         lines.append(f"- **{_md(r.student)}** ({r.chapter}): " + "; ".join(
             f"{gid} {p:g}/{m:g}" + (f" ({_md(msg)})" if msg else "") for gid, (p, m, msg, _) in r.exercises.items()))
-    if intake:
-        lines += ["", "## The download", ""] + [f"- {_md(line)}" for line in intake]
-    lines += crash_lines(rows)
-    tmp = path.with_suffix(".tmp")
+    return lines
+
+
+#: Where the head and tail of the last run's report are kept, for `grader report` (inside the course).
+LAST_RUN = Path(".grader") / "last-run.json"
+
+
+def _keep_run(course: Path, head: list[str], tail: list[str]) -> None:
+    """Keep the run's own lines of the report (its facts), replacing the file in one step."""
+    path = course / LAST_RUN
+    path.parent.mkdir(exist_ok=True)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"head": head, "tail": tail}))
+    os.replace(tmp, path)
+
+
+def _last_run(course: Path) -> tuple[list[str], list[str]]:
+    """The head and tail the last run kept (`_keep_run`), or lines that say there is none."""
+    try:
+        kept = json.loads((course / LAST_RUN).read_text())
+        head, tail = list(map(str, kept["head"])), list(map(str, kept["tail"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        head, tail = ["# Autograde report", "", f"No run of `grader autograde` is on record in {LAST_RUN.parent}/: "
+                      "the rows below come from grades.csv and the gradebook."], []
+    return head, tail
+
+
+def _write_lines(path: Path, lines: list[str]) -> Path:
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     tmp.write_text("\n".join(lines) + "\n")
     os.replace(tmp, path)
     return path
