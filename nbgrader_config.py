@@ -42,6 +42,19 @@ c.ClearSolutions.enforce_metadata = True
 # autograde always goes on past a cell that raises: its Execute has no allow_errors setting to give.)
 c.Execute.timeout = 300
 
+# nbgrader's own autograde (formgrader's Autograde button) puts each test cell back as the instructor wrote
+# it, hidden tests included. Its usual step for that warns about every test cell with hidden tests, edited
+# or not (nbgrader records a cell's checksum before it clears the hidden tests it releases without); the
+# course's step (grader/autograde/restore.py) warns only about a cell a learner changed. The list is
+# nbgrader's own with that one step replaced.
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "grader.autograde.restore.RestoreTestCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
 # `grader autograde` keeps the whole class in grades.csv (one row per student and chapter, failed
 # submissions included, points from the gradebook). `nbgrader export` would write its own CSV under that
 # same name by default and replace the course's file; here it writes nbgrader-export.csv instead. The

@@ -79,6 +79,10 @@ def release(selected: list[str] | None = None, *, root: Path | None = None, out:
     With `out`, write there instead of notebooks/ (used to compare a fresh release with the
     committed one). A learner notebook that holds answers is not overwritten unless `force`.
     Files are only added or replaced, never deleted. Returns the released notebook paths.
+
+    A release into notebooks/ also records each chapter in the course's gradebook.db, as `nbgrader
+    generate_assignment` does (the same nbgrader run writes both), so that formgrader's Release,
+    Collect and Autograde work on it next; a release elsewhere (`out`) leaves the gradebook alone.
     """
     root = root or repo_root()
     selected = select_chapters(selected, root)
@@ -99,8 +103,9 @@ def release(selected: list[str] | None = None, *, root: Path | None = None, out:
         sources.mkdir()
         for chapter in selected:
             (sources / chapter).symlink_to(root / "solutions" / chapter, target_is_directory=True)
+        gradebook = ["--no-db"] if out else [f"--CourseDirectory.db_url=sqlite:///{root.resolve() / 'gradebook.db'}"]
         proc = run_nbgrader(
-            ["generate_assignment", "*", "--force", "--no-db", f"--CourseDirectory.root={root}",
+            ["generate_assignment", "*", "--force", *gradebook, f"--CourseDirectory.root={root}",
              f"--CourseDirectory.source_directory={sources}", f"--CourseDirectory.release_directory={produced_dir}"],
             cwd=root)
         # nbgrader goes on past a chapter it cannot release, and leaves out that chapter's folder.

@@ -126,3 +126,48 @@ def test_release_never_overwrites_a_learners_answers(course_copy):
     release(["00_start_here"], root=course_copy, force=True)
     assert learner.read_bytes() != mine and "raise NotImplementedError()" in learner.read_text()
     assert (learner.parent / "scratch.py").exists(), "release must not delete other files"
+
+
+@pytest.mark.slow  # one release and two runs of nbgrader's own autograde, on a chapter whose kernel needs no JAX
+def test_after_a_release_nbgraders_autograde_grades_with_the_hidden_tests_and_no_warning_of_ours(tmp_path):
+    """After `grader release` (and nothing else), does nbgrader's own autograde (formgrader's Autograde button)
+    find the chapter in the gradebook, grade a learner's untouched test cell with its hidden tests restored
+    (an answer right only at the visible check scores 0) and log no warning at all: no "checksum has changed"
+    for a cell nobody edited, no setting of the course's nbgrader_config.py it does not know? And does it
+    still warn about a test cell a learner did change?"""
+    from conftest import ROOT
+    from grader.course import run_nbgrader
+    from test_worker import _notebook
+
+    course, chapter = tmp_path / "course", "99_tiny"
+    (course / "solutions" / chapter).mkdir(parents=True)
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    source = _notebook("def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION\n")
+    source.cells[2].source += ("\n    ### BEGIN HIDDEN TESTS\n    checks.equal(double(5), 10, what=\"double(5)\")\n"
+                               "    ### END HIDDEN TESTS")
+    nbformat.write(source, course / "solutions" / chapter / f"{chapter}.ipynb")
+    release([chapter], root=course)
+    released = nbformat.read(course / "notebooks" / chapter / f"{chapter}.ipynb", as_version=4)
+    assert "HIDDEN" not in released.cells[2].source and "double(5)" not in released.cells[2].source
+    for student, answer, edit in (("kim", "def double(x):\n    return 4\n", ""), ("eve", "def double(x):\n    return 2 * x\n",
+                                                                                "\n# my own line")):
+        nb = nbformat.from_dict(json.loads(json.dumps(released)))
+        nb.cells[1].source = answer
+        nb.cells[2].source += edit
+        (course / "submitted" / student / chapter).mkdir(parents=True)
+        nbformat.write(nb, course / "submitted" / student / chapter / f"{chapter}.ipynb")
+
+    from nbgrader.api import Gradebook
+
+    proc = run_nbgrader(["autograde", chapter], cwd=course, timeout=600)  # eve first, then kim
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = [line for line in proc.stderr.splitlines() if line.startswith("[AutogradeApp | ")]
+    warned = [n for n, line in enumerate(log) if line.startswith("[AutogradeApp | WARNING]")]
+    kim = next(n for n, line in enumerate(log) if "Sanitizing" in line and "/kim/" in line)
+    assert len(warned) == 1 and warned[0] < kim, "\n".join(log)
+    assert "Attribute 'checksum' for cell ex1_test has changed!" in log[warned[0]], log[warned[0]]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert gb.find_submission(chapter, "kim").score == 0  # the hidden double(5) caught `return 4`
+        assert gb.find_submission(chapter, "eve").score == 1
+    graded = nbformat.read(course / "autograded" / "kim" / chapter / f"{chapter}.ipynb", as_version=4)
+    assert "double(5)" in graded.cells[2].source
