@@ -1,6 +1,6 @@
 """Wrong answers for 07_lowering (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import W
+from wrong_answers import R, W
 
 APPLIES = {'ex1_answer': 'bcdfgm', 'ex2_answer': 'cdgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
 
@@ -438,3 +438,41 @@ WRONG['ex3_answer'] += [
     W('m', 'generic rule written by hand (compare LT + negate + select, the same ops lower_fun would emit) instead of made with mlir.lower_fun as asked',
       'def abs_cpu_rule(ctx, operand):\n    return [hlo.abs(operand)]\n\ndef abs_generic_rule(ctx, operand):\n    aval, = ctx.avals_in\n    out_type = mlir.aval_to_ir_type(ctx.module_context, aval)\n    zero = hlo.broadcast_in_dim(out_type, mlir.ir_constant(np.array(0, aval.dtype)), mlir.dense_int_array([]))\n    neg = hlo.negate(operand)\n    pred = hlo.compare(operand, zero, hlo.ComparisonDirectionAttr.get("LT"))\n    return [hlo.select(pred, neg, operand)]\n\nabs_p = elementwise_primitive("my_abs")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\nmlir.register_lowering(abs_p, abs_generic_rule)\nmlir.register_lowering(abs_p, abs_cpu_rule, platform="cpu")\n'),
 ]
+
+# Round 12: written from the exercise texts rewritten as requirement lists (the impl traced as a jit of the primitive
+# alone, and an eager call running the rule once JAX's caches are emptied); each fails a visible check.
+WRONG['ex1_answer'] += [
+    W('m', 'the impl binds the primitive again: traced, it is clip alone with no jit around it, and an eager call recurses',
+      'def clip_rule(ctx, operand, *, lo, hi):\n    dtype = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n\nclip_p = elementwise_primitive("clip")\nclip_p.def_impl(lambda x, *, lo, hi: clip_p.bind(x, lo=lo, hi=hi))\nmlir.register_lowering(clip_p, clip_rule)\n'),
+    W('d', 'the rule converts the operand to float32, clamps and converts back: right for small values, but convert ops in the module',
+      'def clip_rule(ctx, operand, *, lo, hi):\n    aval, = ctx.avals_out\n    f32 = mlir.aval_to_ir_type(ctx.module_context, ShapedArray(aval.shape, np.float32))\n    out = mlir.aval_to_ir_type(ctx.module_context, aval)\n    wide = hlo.convert(f32, operand)\n    clamped = hlo.clamp(mlir.ir_constant(np.float32(lo)), wide, mlir.ir_constant(np.float32(hi)))\n    return [hlo.convert(out, clamped)]\n\nclip_p = elementwise_primitive("clip")\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\nmlir.register_lowering(clip_p, clip_rule)\n'),
+    W('d', 'the impl is a jax.jit of jnp.clip: traced, a jit, but of max and min, not of clip',
+      'def clip_rule(ctx, operand, *, lo, hi):\n    dtype = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n\nclip_p = elementwise_primitive("clip")\nclip_p.def_impl(jax.jit(lambda x, *, lo, hi: jnp.clip(x, lo, hi).astype(x.dtype), static_argnames=("lo", "hi")))\nmlir.register_lowering(clip_p, clip_rule)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('d', 'the impl is a jax.jit of lax.round away from zero: a jit, but of round, not of round_afz',
+      'round_afz_p = elementwise_primitive("round_afz")\nround_afz_p.def_impl(jax.jit(lambda v: jax.lax.round(v, jax.lax.RoundingMethod.AWAY_FROM_ZERO)))\nmlir.register_lowering(round_afz_p, lambda ctx, operand: [hlo.round_nearest_afz(operand)])\n'),
+    W('c', 'a hand-written sign(x) * floor(|x| + 0.5): 0.49999997 rounds to 1 in float32, and the module has five more ops',
+      'def round_rule(ctx, operand):\n    aval, = ctx.avals_out\n    t = mlir.aval_to_ir_type(ctx.module_context, aval)\n    half = hlo.broadcast_in_dim(t, mlir.ir_constant(np.array(0.5, aval.dtype)), mlir.dense_int_array([]))\n    magnitude = hlo.floor(hlo.add(hlo.abs(operand), half))\n    return [hlo.multiply(hlo.sign(operand), magnitude)]\n\nround_afz_p = elementwise_primitive("round_afz")\nround_afz_p.def_impl(partial(xla.apply_primitive, round_afz_p))\nmlir.register_lowering(round_afz_p, round_rule)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('m', 'the impl is a jax.jit of the generic jnp.where function: an eager call runs the generic ops, never the CPU rule',
+      'abs_p = elementwise_primitive("my_abs")\n_generic = lambda v: jnp.where(v < 0, -v, v)\nabs_p.def_impl(jax.jit(_generic))\nmlir.register_lowering(abs_p, mlir.lower_fun(_generic, multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
+    W('d', 'the impl is a jax.jit of jnp.abs: the same values and a jit, but of abs, not of my_abs',
+      'abs_p = elementwise_primitive("my_abs")\nabs_p.def_impl(lambda v: jax.jit(jnp.abs)(v))\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, operand: [hlo.abs(operand)], platform="cpu")\n'),
+]
+
+RIGHT = {
+    'ex1_answer': [
+        R('the impl is a jax.jit of a partial of bind, made on each call; the rule reads avals_in and is also registered for cpu',
+          'def clip_rule(ctx, operand, *, lo, hi):\n    dtype = ctx.avals_in[0].dtype\n    lo_c = mlir.ir_constant(np.array(lo, dtype))\n    hi_c = mlir.ir_constant(np.array(hi, dtype))\n    return [hlo.clamp(lo_c, operand, hi_c)]\n\nclip_p = elementwise_primitive("clip")\nclip_p.def_impl(lambda x, *, lo, hi: jax.jit(partial(clip_p.bind, lo=lo, hi=hi))(x))\nmlir.register_lowering(clip_p, clip_rule)\nmlir.register_lowering(clip_p, clip_rule, platform="cpu")\n'),
+    ],
+    'ex2_answer': [
+        R('the rule is mlir.lower_fun of lax.round away from zero, which lowers to one stablehlo.round_nearest_afz too',
+          'round_afz_p = elementwise_primitive("round_afz")\nround_afz_p.def_impl(partial(xla.apply_primitive, round_afz_p))\nmlir.register_lowering(round_afz_p, mlir.lower_fun(lambda v: jax.lax.round(v, jax.lax.RoundingMethod.AWAY_FROM_ZERO), multiple_results=False))\n'),
+    ],
+    'ex3_answer': [
+        R('the CPU rule is a def function, the impl a jax.jit of bind, the generic rule kept in a variable and registered second',
+          'generic = mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False)\n\ndef abs_cpu(ctx, operand):\n    return [hlo.abs(operand)]\n\nabs_p = Primitive("my_abs")\nabs_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))\nabs_p.def_impl(jax.jit(lambda v: abs_p.bind(v)))\nmlir.register_lowering(abs_p, abs_cpu, platform="cpu")\nmlir.register_lowering(abs_p, generic)\n'),
+    ],
+}
