@@ -611,6 +611,23 @@ WRONG['ex3_answer'] += [
       'def host_sort(x):\n    def on_host(v):\n        v = np.array(v)\n        v.sort(axis=-1)\n        return v, np.argsort(v, axis=-1, kind="stable").astype(np.int32)\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="expand_dims")\n'),
 ]
 
+# Issue #50: the host function sorted with jnp and handed back np.asarray of the result, so NumPy arrays came back while
+# JAX did the sort; it earned full marks until a visible check watched for JAX operations while the host function ran.
+WRONG['ex3_answer'] += [
+    W('d', 'sorts with jnp inside the host function and returns np.asarray of the results: NumPy arrays come back, but JAX sorted',
+      'def host_sort(x):\n'
+      '    def host(a):\n'
+      '        return np.asarray(jnp.sort(a, axis=-1)), np.asarray(jnp.argsort(a, axis=-1, stable=True).astype(jnp.int32))\n'
+      '    spec = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+      '    return jax.pure_callback(host, spec, x, vmap_method="expand_dims")\n'),
+    W('d', 'sorts with the jax.Array\'s own methods (a.sort(), a.argsort()) in the host function, then converts: JAX sorts on the host',
+      'def host_sort(x):\n'
+      '    def host(a):\n'
+      '        return np.asarray(a.sort(axis=-1)), np.asarray(a.argsort(axis=-1, stable=True)).astype(np.int32)\n'
+      '    spec = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n'
+      '    return jax.pure_callback(host, spec, x, vmap_method="expand_dims")\n'),
+]
+
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
     'ex3_answer': [
@@ -628,4 +645,19 @@ RIGHT = {
 RIGHT.setdefault('ex3_answer', []).extend([
     R('stable argsort first (kind="mergesort", NumPy\'s stable alias), values gathered from it with take_along_axis, on the host',
       'def host_sort(x):\n    def on_host(v):\n        v = np.asarray(v)\n        order = np.argsort(v, axis=-1, kind="mergesort")\n        return np.take_along_axis(v, order, axis=-1), order.astype(np.int32)\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="expand_dims")\n'),
+])
+
+# Right answers written another way, added when the checks moved to grader/selfchecks/ch03.py and began to watch for JAX
+# operations inside the host function.
+RIGHT.setdefault('ex1_answer', []).extend([
+    R('an ordered jax.debug.callback in the two-call form, appending a copy (np.array) rather than a view',
+      'def tap(x, sink):\n    jax.debug.callback(ordered=True)(lambda v: sink.append(np.array(v)), x)\n    return x\n'),
+])
+RIGHT.setdefault('ex2_answer', []).extend([
+    R('jax.lax.scan with length=n in place of fori_loop, the host function a functools.partial of list.append over np.asarray',
+      'import functools\n\ndef run_logged(step, x0, n):\n    log = []\n    def record(target, state):\n        target.append(np.asarray(state))\n    def body(x, _):\n        x = step(x)\n        io_callback(functools.partial(record, log), None, x, ordered=True)\n        return x, None\n    final, _ = jax.jit(lambda x: jax.lax.scan(body, x, None, length=n))(x0)\n    jax.effects_barrier()\n    return final, log\n'),
+])
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('hands the jax.Array straight to np.sort and np.argsort, which convert it themselves: no JAX runs on the host',
+      'def host_sort(x):\n    def on_host(v):\n        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable").astype(np.int32)\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="sequential")\n'),
 ])
