@@ -969,3 +969,19 @@ RIGHT.setdefault('ex4_answer', []).extend([
     R('jit run through the staged API (lower, compile, call, wait), vmap batch by broadcast_to, jvp args as lists, OrderedDict result (an OrderedDict, which is a dict)',
       'import collections\n\ndef what_works(f, x):\n    def run_jit():\n        jax.block_until_ready(jax.jit(f).lower(x).compile()(x))\n    attempts = [\n        ("jit", run_jit),\n        ("jvp", lambda: jax.jvp(f, [x], [jnp.ones_like(x)])),\n        ("grad", lambda: jax.grad(lambda v: f(v).sum())(x)),\n        ("vmap", lambda: jax.vmap(f)(jnp.broadcast_to(x, (2, *jnp.shape(x))))),\n    ]\n    result = collections.OrderedDict()\n    for key, attempt in attempts:\n        try:\n            attempt()\n        except Exception:\n            result[key] = False\n        else:\n            result[key] = True\n    return result\n'),
 ])
+
+# Written from the exercise texts as they read once each self-check became a call of grader/selfchecks/ch05.py.
+WRONG['ex4_answer'] += [
+    W('f', "calls jax.jit(f)(x) without waiting for it: a program of more than 1000 flops runs after the call returned, so its failure is never seen and jit is reported True",
+      'def what_works(f, x):\n    attempts = {\n        "jit": lambda: jax.jit(f)(x),\n        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n    }\n    result = {}\n    for name, attempt in attempts.items():\n        try:\n            attempt()\n            result[name] = True\n        except Exception:\n            result[name] = False\n    return result\n'),
+    W('m', "returns 1 and 0 for works and fails, not the bools True and False the text asks for",
+      'def what_works(f, x):\n    attempts = {\n        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),\n        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n        "grad": lambda: jax.grad(lambda v: f(v).sum())(x),\n        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n    }\n    result = {}\n    for name, attempt in attempts.items():\n        try:\n            attempt()\n            result[name] = 1\n        except Exception:\n            result[name] = 0\n    return result\n'),
+]
+WRONG['ex1_answer'] += [
+    W('m', "returns a sorted tuple of the names, not the list the text asks for",
+      'def primitive_names(f, *args):\n    names = set()\n\n    def walk(jaxpr):\n        for eqn in jaxpr.eqns:\n            names.add(eqn.primitive.name)\n            for value in eqn.params.values():\n                for v in value if isinstance(value, tuple) else (value,):\n                    if isinstance(v, jex.core.Jaxpr):\n                        walk(v)\n\n    walk(jax.make_jaxpr(f)(*args))\n    return tuple(sorted(names))\n'),
+]
+WRONG['ex3_answer'] += [
+    W('m', "collects the names of the operations only (those after '= stablehlo.' or a quote), not every name the text holds: misses return, applies stablehlo.add and the #stablehlo attribute",
+      'def stablehlo_ops(f, *args):\n    text = jax.jit(f).lower(*args).as_text()\n    return sorted(set(re.findall(r\'(?:= |")stablehlo\\.(\\w+)\', text)))\n'),
+]
