@@ -55,6 +55,14 @@ c.Autograde.sanitize_preprocessors = [
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 
+# Feedback, however it is made (`grader autograde`, `nbgrader generate_feedback`, formgrader's Generate
+# Feedback), goes through the course's exporter (grader/autograde/feedback.py): each test cell is shown
+# without its hidden region (each hidden check's verdict and hint still show), a learner's outputs and
+# markdown are cut down to plain markup (no script, event handler, javascript: link or frame), and the
+# summary names exercises. To show learners the hidden tests' code as well:
+# c.FeedbackExporter.show_hidden_tests = True
+c.GenerateFeedback.exporter_class = "grader.autograde.feedback.FeedbackExporter"
+
 # `grader autograde` keeps the whole class in grades.csv (one row per student and chapter, failed
 # submissions included, points from the gradebook). `nbgrader export` would write its own CSV under that
 # same name by default and replace the course's file; here it writes nbgrader-export.csv instead. The

@@ -105,6 +105,13 @@ def test_exchange_round_trip_brings_the_score_back_to_the_learner(course_copy, t
     assert scores and tuple(map(float, scores[0])) == (most, most), f"the feedback's scores: {scores[:5]}"
     assert "Graded: 0" not in text and text.count("all checks passed") >= len(
         grade_cells(read_notebook(solution_path(CHAPTER)))), "the feedback does not show each exercise passing"
+    # The learner sees the verdicts, not the hidden tests' code, and the summary names the exercises.
+    from test_feedback import active_content, hidden_lines, leaked_hidden_lines
+
+    page = pages[0].read_text(encoding="utf-8")
+    assert hidden_lines(CHAPTER) and leaked_hidden_lines(page, CHAPTER) == [], leaked_hidden_lines(page, CHAPTER)
+    assert '<a href="#ex1_test">Exercise 1</a>' in page and ">Test cell<" not in page
+    assert active_content(page) == []
 
 
 def test_exchange_files_are_kept_beside_the_autograded_notebook(tmp_path):
