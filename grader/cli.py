@@ -108,6 +108,24 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(args: argparse.Namespace) -> int:
+    from grader.autograde.lms import export
+
+    columns = {}
+    for given in args.column or []:
+        chapter, sep, header = given.partition("=")
+        if not sep or not chapter or not header:
+            raise CourseError(f"--column takes CHAPTER=HEADER, not {given!r}")
+        columns[chapter] = header
+    done = export(Path(args.course), args.lms, chapters=args.chapters or None,
+                  out=Path(args.out) if args.out else None, columns=columns)
+    for path in done.files:
+        print(f"wrote {path}")
+    for line in done.left_out:
+        print(f"not in the file: {line}", file=sys.stderr)
+    return 0
+
+
 def _positive(text: str) -> float:
     value = float(text)
     if not value > 0:
@@ -202,6 +220,21 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", metavar="FILE", help="the markdown file to write (default: class-report-CHAPTER.md "
                      "in the course folder); its figures go to the folder beside it named FILE's stem + -figures")
     rep.set_defaults(run=_report)
+
+    exp = sub.add_parser("export", help="write each chapter's grades as a CSV that Canvas or Moodle imports as it is "
+                         "(points from the gradebook, late penalties taken off; learners matched by the LMS number "
+                         "in their student id)")
+    exp.add_argument("chapters", nargs="*", metavar="CHAPTER", help="chapter ids (default: every chapter with grades)")
+    exp.add_argument("--lms", required=True, choices=["canvas", "moodle"],
+                     help="canvas: for Grades > Import (columns Student, ID, SIS User ID, SIS Login ID, Section, then "
+                          "the chapter); moodle: for an assignment's Upload grading worksheet (Identifier, Full name, "
+                          "Grade, Maximum Grade, Last modified (grade))")
+    exp.add_argument("--course", default=".", help="the course folder holding gradebook.db and grades.csv (default: .)")
+    exp.add_argument("--out", metavar="FOLDER", help="where to write <lms>-<chapter>.csv (default: the course folder)")
+    exp.add_argument("--column", action="append", metavar="CHAPTER=HEADER",
+                     help="Canvas only: the chapter's column header, e.g. 01_numpy_interop=\"Lab 1 (5678)\" to match "
+                          "an assignment by its Canvas id (repeatable; default: the chapter id)")
+    exp.set_defaults(run=_export)
     return p
 
 
