@@ -1139,3 +1139,113 @@ WRONG['ex3_answer'] += [
     W('m', 'the rule itself converts negative entries: permute_p.bind(x, perm=(-1, 0)) traced directly is accepted, and so is -4 for a 3-D x through the wrapper',
       'def permute_abstract_eval(x, *, perm):\n    ndim = x.ndim\n    perm = tuple(p + ndim if p < 0 else p for p in perm)      # accept -1 for the last axis here too\n    if sorted(perm) != list(range(ndim)):\n        raise ValueError(f"{perm} is not a permutation of the {ndim} axes")\n    return ShapedArray(tuple(x.shape[p] for p in perm), x.dtype)\n\n\ndef permute(x, perm):\n    ndim = jnp.ndim(x)\n    return permute_p.bind(x, perm=tuple(int(p) + ndim if p < 0 else int(p) for p in perm))\n\n\n# Given: a primitive with an abstract evaluation rule and nothing else.\npermute_p = Primitive("permute")\n_ = permute_p.def_abstract_eval(permute_abstract_eval)   # it returns the rule; nothing to display'),
 ]
+
+
+# Written from the exercise texts as they read once each self-check became a call of grader/selfchecks/ch06.py.
+
+_RULE1 = '''def window_sum_abstract_eval(x, *, width):
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        raise TypeError(f"window_sum needs a floating-point array, got {x.dtype}")
+    if x.ndim == 0:
+        raise TypeError("window_sum needs an array with at least one axis")
+    n = x.shape[-1]
+    if not 1 <= width <= n:
+        raise ValueError(f"window_sum: width must be between 1 and {n}, got {width}")
+    return ShapedArray(x.shape[:-1] + (n - width + 1,), x.dtype)
+'''
+_GIVEN1 = '''
+
+def _window_sum_math(x, *, width):
+    n_out = x.shape[-1] - width + 1
+    return sum(x[..., i:i + n_out] for i in range(width))
+
+
+window_sum_p = Primitive("window_sum")
+window_sum_p.def_impl(_window_sum_math)
+window_sum_p.def_abstract_eval(window_sum_abstract_eval)
+mlir.register_lowering(window_sum_p, mlir.lower_fun(_window_sum_math, multiple_results=False))
+'''
+_RULE2 = '''def max_argmax_abstract_eval(x):
+    if x.ndim == 0:
+        raise TypeError("max_argmax needs an array with at least one axis")
+    if x.shape[-1] == 0:
+        raise ValueError("max_argmax needs a non-empty last axis")
+    batch = x.shape[:-1]
+    return {ret}
+'''
+_GIVEN2 = '''
+
+def _max_argmax_math(x):
+    return jnp.max(x, axis=-1), jnp.argmax(x, axis=-1).astype(jnp.int32)
+
+
+max_argmax_p = Primitive("max_argmax")
+{flag}
+max_argmax_p.def_impl(_max_argmax_math)
+max_argmax_p.def_abstract_eval(max_argmax_abstract_eval)
+mlir.register_lowering(max_argmax_p, mlir.lower_fun(_max_argmax_math, multiple_results=True))
+
+
+def max_argmax(x):
+    return tuple(max_argmax_p.bind(x))
+'''
+_RULE3 = '''def permute_abstract_eval(x, *, perm):
+    if sorted(perm) != list(range(x.ndim)):
+        raise ValueError(f"permute: {perm} is not a permutation of the {x.ndim} axes")
+    return ShapedArray(tuple(x.shape[p] for p in perm), x.dtype)
+'''
+_GIVEN3 = '''
+
+permute_p = Primitive("permute")
+_ = permute_p.def_abstract_eval(permute_abstract_eval)
+'''
+
+_NEW = {
+    'ex1_answer': [
+        W('d', "binds window_sum_p only while tracing and computes an eager call directly with the given math: the eager result is right, but the primitive is not bound",
+          _RULE1 + '''
+
+def window_sum(x, width):
+    if isinstance(x, jax.core.Tracer):
+        return window_sum_p.bind(x, width=int(width))
+    return _window_sum_math(x, width=int(width))     # no need to go through the primitive eagerly
+''' + _GIVEN1),
+        W('c', "converts width with operator.index: np.int64(3) and 3 work, but width=3.0 and 2.7 raise TypeError instead of binding 3 and 2",
+          _RULE1 + '''
+
+def window_sum(x, width):
+    import operator
+    return window_sum_p.bind(x, width=operator.index(width))
+''' + _GIVEN1),
+    ],
+    'ex2_answer': [
+        W('m', "the rule returns the maximum's ShapedArray alone: bind then returns one array, which the given wrapper splits along its first axis into 0-d arrays",
+          _RULE2.format(ret="ShapedArray(batch, x.dtype)") + _GIVEN2.format(flag="max_argmax_p.multiple_results = True")),
+        W('m', "the rule returns a list of one ShapedArray (the maximum's) and forgets the index",
+          _RULE2.format(ret="[ShapedArray(batch, x.dtype)]") + _GIVEN2.format(flag="max_argmax_p.multiple_results = True")),
+    ],
+    'ex3_answer': [
+        W('c', "the wrapper converts entries with int() but keeps a NumPy array's order by sorting it: a permutation given as a NumPy array binds the identity",
+          _RULE3 + '''
+
+def permute(x, perm):
+    ndim = jnp.ndim(x)
+    entries = sorted(perm) if isinstance(perm, np.ndarray) else perm
+    return permute_p.bind(x, perm=tuple(int(p) + ndim if p < 0 else int(p) for p in entries))
+''' + _GIVEN3),
+        W('m', "the rule accepts a perm whose entries are a permutation of range(len(perm)) and reads shapes by p % x.ndim: a too-short perm is accepted",
+          '''def permute_abstract_eval(x, *, perm):
+    if sorted(perm) != list(range(len(perm))):
+        raise ValueError(f"permute: {perm} is not a permutation")
+    return ShapedArray(tuple(x.shape[p % max(x.ndim, 1)] for p in perm), x.dtype)
+
+
+def permute(x, perm):
+    ndim = jnp.ndim(x)
+    return permute_p.bind(x, perm=tuple(int(p) + ndim if p < 0 else int(p) for p in perm))
+''' + _GIVEN3),
+    ],
+}
+
+for _cell, _answers in _NEW.items():
+    WRONG[_cell] += _answers
