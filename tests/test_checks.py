@@ -347,6 +347,18 @@ def test_a_bare_array_where_a_tuple_is_expected_is_named_as_such():
         with checks.exercise(4):
             checks.close((jnp.ones(3), jnp.ones(3)), (np.ones(3, np.float32),), what="f(x)")
     assert "f(x) should be a tuple of 1 array, got a tuple of 2" in str(info.value)
+    with pytest.raises(checks.CheckFailed) as info:
+        with checks.exercise(4):
+            checks.close((jnp.ones(3), jnp.zeros(2)), (np.ones(3, np.float32), np.ones(2, np.float32)), what="f(x)")
+    assert "f(x)[1]: 2 of 2 values differ" in str(info.value)
+
+
+def test_a_tuple_of_arrays_and_a_list_of_numbers_pass_as_before(capsys):
+    """Does a right tuple of arrays pass, counted as one check, and a list of numbers still stand for one array?"""
+    with checks.exercise(5):
+        checks.close((jnp.ones(3), jnp.zeros(2)), (np.ones(3, np.float32), np.zeros(2, np.float32)), what="f(x)")
+        checks.close(jnp.array([2.0, 0.5]), [2.0, 0.5], what="g(x)", dtype=False)
+    assert capsys.readouterr().out == "✅ Exercise 5: all 2 checks passed.\n"
 
 
 def test_a_quiz_counts_its_questions(capsys):

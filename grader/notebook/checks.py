@@ -302,12 +302,25 @@ def close(got: Any, expected: Any, *, what: str, rtol: float = 1e-5, atol: float
     if _recorded("close", got, what=str(what)[:300], rtol=rtol, atol=atol, dtype=dtype, hint=hint):
         return
     _count(what)
-    if isinstance(expected, (tuple, list)) and not isinstance(got, (tuple, list)):
-        _fail(f"{what} should be {_a(type(expected).__name__)} of {len(expected)} "
-              f"array{'' if len(expected) == 1 else 's'}, got {_a(type(got).__name__)}: {_short(got)}", hint)
-    if isinstance(expected, (tuple, list)) and len(got) != len(expected):
-        _fail(f"{what} should be {_a(type(expected).__name__)} of {len(expected)} "
-              f"array{'' if len(expected) == 1 else 's'}, got {_a(type(got).__name__)} of {len(got)}", hint)
+    if _arrays_in(expected):  # several arrays (a tuple of results): the same structure, then each array
+        many = f"{_a(type(expected).__name__)} of {len(expected)} array{'' if len(expected) == 1 else 's'}"
+        if not isinstance(got, (tuple, list)):
+            _fail(f"{what} should be {many}, got {_a(type(got).__name__)}: {_short(got)}", hint)
+        if len(got) != len(expected):
+            _fail(f"{what} should be {many}, got {_a(type(got).__name__)} of {len(got)}", hint)
+        for index, (one, want) in enumerate(zip(got, expected)):
+            _close_one(one, want, f"{what}[{index}]", rtol, atol, dtype, hint)
+        return
+    _close_one(got, expected, what, rtol, atol, dtype, hint)
+
+
+def _arrays_in(expected: Any) -> bool:
+    """True for a tuple or list holding arrays (not a list of numbers, which is one array's values)."""
+    return isinstance(expected, (tuple, list)) and any(
+        isinstance(e, np.ndarray) or hasattr(e, "shape") and not isinstance(e, np.generic) for e in expected)
+
+
+def _close_one(got: Any, expected: Any, what: str, rtol: float, atol: float, dtype: bool, hint: str | None) -> None:
     if not hasattr(got, "shape") or not hasattr(got, "dtype"):
         _fail(f"{what} should be an array of shape {tuple(np.shape(expected))}, "
               f"got {_a(type(got).__name__)}: {_short(got)}", hint)
