@@ -10,6 +10,8 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 LAB_ARGS ?=
 # The folder the learner's Lab opens on (a copy of notebooks/ elsewhere works too).
 NOTEBOOKS ?= notebooks
+# The folder a class learner's Lab (make class-lab) opens on, where its Assignments page fetches chapters.
+CLASS_DIR ?= $(HOME)
 # Extra arguments for pytest, e.g. make test PYTEST_ARGS="-k build".
 PYTEST_ARGS ?=
 # How many pytest-xdist workers `make test` runs tests on (conftest.py keeps each notebook, and each
@@ -26,7 +28,7 @@ DRIFT_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab teach test release grade sandbox browser bench drift venv kernels headers clean-venv
+.PHONY: lab class-lab teach test release grade sandbox browser bench drift venv kernels headers clean-venv
 
 # The environment is built once and rebuilt when the pins or the package description change.
 $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
@@ -75,6 +77,17 @@ lab: $(VENV)/.installed
 	JUPYTER_CONFIG_PATH="$(CURDIR)/lab/learner$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
 	  JBJ_NOTEBOOKS="$(abspath $(NOTEBOOKS))" \
 	  $(BIN)/jupyter lab --ServerApp.root_dir="$(NOTEBOOKS)" $(ROOT_FLAG) $(LAB_ARGS)
+
+# A class learner's Lab: lab/class/ keeps nbgrader's Assignments page (fetch, submit, fetch feedback)
+# and the Nbgrader menu that opens it, and turns off the instructor's tools (Create Assignment,
+# Formgrader, Course List) and JupyterLab's news pop-up. It opens on CLASS_DIR, where fetched chapters
+# go; the course id and the exchange come from the learner's own nbgrader_config.py (README, "The exchange").
+# It starts in CLASS_DIR, not here: nbgrader reads an nbgrader_config.py in the folder it starts in, and
+# this folder's is the instructor's.
+class-lab: $(VENV)/.installed
+	@$(MAKE) --no-print-directory kernels || echo "make: starting the Lab anyway; chapters 00-11 do not need the package" >&2
+	cd "$(abspath $(CLASS_DIR))" && JUPYTER_CONFIG_PATH="$(CURDIR)/lab/class$${JUPYTER_CONFIG_PATH:+:$$JUPYTER_CONFIG_PATH}" \
+	  "$(CURDIR)/$(BIN)/jupyter" lab --ServerApp.root_dir="$(abspath $(CLASS_DIR))" $(ROOT_FLAG) $(LAB_ARGS)
 
 # The instructor's Lab on the course folder: every nbgrader tool (formgrader included), and
 # lab/instructor/ turns off JupyterLab's news pop-up.
