@@ -762,6 +762,57 @@ WRONG['ex2_answer'] += [
       '@jax.custom_jvp\ndef _digamma(x):\n    return host_ufunc(scipy.special.digamma, x)\n\n@_digamma.defjvp\ndef _digamma_jvp(primals, tangents):\n    (x,), (t,) = primals, tangents\n    y = _digamma(x)\n    return y, host_ufunc(lambda a: scipy.special.polygamma(1, a), y) * t\n\n@jax.custom_jvp\ndef gammaln_cb(x):\n    return host_ufunc(scipy.special.gammaln, x)\n\n@gammaln_cb.defjvp\ndef gammaln_cb_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return gammaln_cb(x), _digamma(x) * x_dot\n'),
 ]
 
+# Issue #50: each earned full marks while the checks read only the type the host function returned, or only the values
+# row_moments returned. Visible checks now watch for JAX operations while the host function runs, and switch the C
+# function to adding 1000 to what it writes.
+WRONG['ex1_answer'] += [
+    W('d', 'divides the jax.Array the host function receives, then returns np.asarray of it: the division is a JAX operation run from the host',
+      'def unit_rows(x):\n'
+      '    def host(a):\n'
+      '        return np.asarray(a / np.linalg.norm(np.asarray(a), axis=-1, keepdims=True))\n'
+      '    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+    W('d', 'takes the norms with jnp.linalg.norm inside the host function and converts the quotient with np.asarray: JAX computes the norms on the host',
+      'def unit_rows(x):\n'
+      '    def host(a):\n'
+      '        return np.asarray(np.asarray(a) / jnp.linalg.norm(a, axis=-1, keepdims=True))\n'
+      '    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', "calls the C function, then throws its variance away and computes it again in NumPy: the C function's variance never reaches the result",
+      'def row_moments(x):\n'
+      '    c_row_moments = kernels.function(\n'
+      '        "pcb_row_moments_f32",\n'
+      '        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)\n'
+      '\n'
+      '    def host(a):\n'
+      '        a = np.ascontiguousarray(a, dtype=np.float32)\n'
+      '        n = a.shape[-1]\n'
+      '        mean = np.empty(a.shape[:-1], np.float32)\n'
+      '        var = np.empty(a.shape[:-1], np.float32)\n'
+      '        c_row_moments(a, a.size // n, n, mean, var)\n'
+      '        var = ((a - mean[..., None]) ** 2).mean(axis=-1).astype(np.float32)   # a second pass, to be sure\n'
+      '        return mean, var\n'
+      '\n'
+      '    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n'
+      '    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
+    W('d', "calls the C function on the rows, but returns NumPy's mean and variance: the C function runs and nothing it writes is used",
+      'def row_moments(x):\n'
+      '    c_row_moments = kernels.function(\n'
+      '        "pcb_row_moments_f32",\n'
+      '        argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)\n'
+      '\n'
+      '    def host(a):\n'
+      '        a = np.ascontiguousarray(a, dtype=np.float32)\n'
+      '        n = a.shape[-1]\n'
+      '        mean = np.empty(a.shape[:-1], np.float32)\n'
+      '        var = np.empty(a.shape[:-1], np.float32)\n'
+      '        c_row_moments(a, a.size // n, n, mean, var)\n'
+      '        return a.mean(axis=-1).astype(np.float32), a.var(axis=-1).astype(np.float32)\n'
+      '\n'
+      '    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n'
+      '    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
+]
+
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
     'ex2_answer': [
@@ -812,4 +863,15 @@ RIGHT.setdefault('ex1_answer', []).extend([
 RIGHT.setdefault('ex3_answer', []).extend([
     R('POINTER(c_float) argtypes with ctypes data_as, both results in one (2, rows) buffer, specs as a list turned into a tuple',
       'P = ctypes.POINTER(ctypes.c_float)\nmoments_fn = kernels.function("pcb_row_moments_f32", argtypes=[P, ctypes.c_int64, ctypes.c_int64, P, P], restype=None)\n\ndef row_moments(x):\n    def host(a):\n        a = np.ascontiguousarray(np.asarray(a), dtype=np.float32)\n        n = a.shape[-1]\n        rows = int(np.prod(a.shape[:-1], dtype=np.int64))\n        out = np.zeros((2, rows), np.float32)\n        moments_fn(a.ctypes.data_as(P), rows, n, out[0].ctypes.data_as(P), out[1].ctypes.data_as(P))\n        return [out[0].reshape(a.shape[:-1]), out[1].reshape(a.shape[:-1])]\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    mean, var = jax.pure_callback(host, [spec, spec], x, vmap_method="broadcast_all")\n    return (mean, var)\n'),
+])
+
+# Right answers written another way, added when the checks began to watch for JAX operations in the host function and to
+# switch the C function to adding 1000 to its results: both watches must let these through.
+RIGHT.setdefault('ex1_answer', []).extend([
+    R('hands the jax.Array straight to np.linalg.norm (NumPy converts it itself) and divides np.asarray(a) by the norms',
+      'def unit_rows(x):\n    def host(a):\n        return np.asarray(a) / np.linalg.norm(a, axis=-1, keepdims=True)\n    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+])
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('the C results written into one (2, rows) buffer, the variance clipped at 0 against rounding: still what the C function wrote',
+      'c_moments = kernels.function("pcb_row_moments_f32",\n    argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)\n\ndef row_moments(x):\n    def host(a):\n        a = np.ascontiguousarray(a, dtype=np.float32)\n        n = a.shape[-1]\n        rows = a.size // n\n        out = np.empty((2, rows), np.float32)\n        c_moments(a, rows, n, out[0], out[1])\n        return out[0].reshape(a.shape[:-1]), np.maximum(out[1], 0).reshape(a.shape[:-1])\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
 ])
