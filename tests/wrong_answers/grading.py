@@ -32,8 +32,9 @@ From the command line, for a chapter's authors (prints one line per wrong answer
 
     .venv/bin/python tests/wrong_answers/grading.py CHAPTER [ANSWER_ID ...] [--from FILE.py] [--confirm]
 
-(`--from` grades the WRONG table of another file of the same form, e.g. a fresh set of wrong
-answers written by someone who has not seen the checks; `--confirm` runs every graded test cell,
+(`--from` grades the WRONG and RIGHT tables of another file of the same form, e.g. a fresh set of
+answers written by someone who has not seen the checks; right answers are graded first, and each must
+pass every visible check and earn full marks; `--confirm` runs every graded test cell,
 even after a visible check failed.)
 
 A separate test (`tests/test_check.py`) grades a sample through the real autograder, to prove the
@@ -455,14 +456,15 @@ class _Died(Exception):
     pass
 
 
-def _table_from(path: Path) -> dict:
-    """The WRONG table of a file laid out as tests/wrong_answers/<chapter>.py."""
+def _tables_from(path: Path) -> tuple[dict, dict]:
+    """The WRONG and RIGHT tables of a file laid out as tests/wrong_answers/<chapter>.py."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("wrong_answers_from_file", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return {gid: list(items) for gid, items in module.WRONG.items()}
+    return ({gid: list(items) for gid, items in getattr(module, "WRONG", {}).items()},
+            {gid: list(items) for gid, items in getattr(module, "RIGHT", {}).items()})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -470,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for `wrong_answers`
-    from wrong_answers import VISIBLE, corpus
+    from wrong_answers import VISIBLE, corpus, right_answers
 
     args = list(sys.argv[1:] if argv is None else argv)
     source = None
@@ -485,13 +487,28 @@ def main(argv: list[str] | None = None) -> int:
     if confirm:
         args.remove("--confirm")
     chapter, only = args[0], set(args[1:])
-    table = corpus(chapter) if source is None else _table_from(source)
+    table, rights = (corpus(chapter), right_answers(chapter)) if source is None else _tables_from(source)
     grader = ChapterGrader(chapter, confirm=confirm)
     bad = 0
     try:
         started = time.monotonic()
         grader.start()
         print(f"{chapter}: reference run in {time.monotonic() - started:.0f} s")
+        for gid, items in rights.items():
+            if only and gid not in only:
+                continue
+            for o in grader.grade(gid, items):
+                ok = (o.graded.passed and o.visible is not None and o.visible.passed and not o.problem
+                      and not o.answer_error and all(v.passed for v in o.others.values()))
+                bad += not ok
+                print(f"{'ok ' if ok else 'BAD'} {gid} RIGHT[{o.index}]  {'full marks' if o.graded.passed else 'LOST POINTS'}  "
+                      f"{o.why[:70]}")
+                for label, verdict in (("visible", o.visible), ("graded", o.graded), *o.others.items()):
+                    if verdict is not None and not verdict.passed:
+                        print(f"      {label}: {verdict.message.splitlines()[0][:160] if verdict.message else ''}")
+                for note in (o.problem, o.answer_error):
+                    if note:
+                        print(f"      {note[:200]}")
         for gid, items in table.items():
             if only and gid not in only:
                 continue
@@ -515,7 +532,8 @@ def main(argv: list[str] | None = None) -> int:
                         print(f"      {note[:200]}")
     finally:
         grader.close()
-    print(f"{bad} wrong answers need attention")
+    print(f"{bad} answers need attention (wrong answers that kept points or passed every visible check, "
+          "right answers that lost points)")
     return 1 if bad else 0
 
 
