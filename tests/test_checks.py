@@ -379,3 +379,14 @@ def test_the_grader_says_what_a_runs_check_said(monkeypatch):
     assert judge("Exercise 1", ref, good).passed
     verdict = judge("Exercise 1", ref, bad)
     assert not verdict.passed and verdict.message == "Exercise 1: tap(x) raised TypeError: no (it should not raise)\nhint: h"
+
+
+def test_an_error_that_carries_a_traceback_is_told_by_its_last_line():
+    """Does a host callback's error (JAX's message holds a whole Python traceback) read as the exception
+    the host function raised, not as a `File "..."` line with a path in it?"""
+    message = ('INTERNAL: CpuCallback error calling callback: Traceback (most recent call last):\n'
+               '  File "/somewhere/site-packages/jax/_src/callback.py", line 90, in pure_callback_impl\n'
+               '    return callback(*args)\n'
+               '  File "<ipython-input-3>", line 2, in host\n'
+               "ValueError: x must be 2-d, got (3,)")
+    assert checks.explaining_line(message) == "ValueError: x must be 2-d, got (3,)"

@@ -152,6 +152,10 @@ def explaining_line(message: str, limit: int = 200) -> str:
     lines = [line.strip() for line in str(message).splitlines() if line.strip()]
     if not lines:
         return ""
+    if any("Traceback (most recent call last)" in line for line in lines):
+        # A Python error inside the message (a host callback's, say): its last line says what it was,
+        # where the lines after the header only name files.
+        return explaining_line(lines[-1], limit)
     line = next((line for line in lines if not line.endswith(":")), lines[0])
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
