@@ -481,3 +481,52 @@ RIGHT.setdefault('ex2_answer', []).extend([
     R('copies on the host only when device_put aliased',
       'def frozen_put(x):\n    put = jax.device_put(x)\n    if same_memory(put, x):\n        put = jax.device_put(np.array(x))\n    return put\n'),
 ])
+
+# Round 10: written from the rewritten texts (requirement lists), before their checks: a result that does not keep
+# its memory alive, a special case that is aligned only by the allocator's luck, dtypes and kinds of x the old
+# checks did not put behind a busy device, and leaves the old checks did not name.
+WRONG['ex1_answer'] += [
+    W('m', 'views memory through a ctypes address (from_address) of a buffer nothing keeps alive: freed when aligned_copy returns, and overwritten by the next allocations',
+      'import ctypes\n\ndef aligned_copy(x, align=64):\n    buf = ctypes.create_string_buffer(x.nbytes + align)\n    start = (-ctypes.addressof(buf)) % align\n'
+      '    block = (ctypes.c_uint8 * (x.nbytes + 1)).from_address(ctypes.addressof(buf) + start)\n'
+      '    out = np.frombuffer(block, dtype=np.uint8, count=x.nbytes).view(x.dtype).reshape(x.shape)\n    out[...] = x\n    return out\n'),
+    W('m', "builds the result at raw's address + start with np.ctypeslib.as_array: the array does not hold raw, which is freed when aligned_copy returns",
+      'import ctypes\n\ndef aligned_copy(x, align=64):\n    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n    start = (-address(raw)) % align\n'
+      '    pointer = ctypes.cast(address(raw) + start, ctypes.POINTER(ctypes.c_uint8))\n'
+      '    out = np.ctypeslib.as_array(pointer, shape=(max(x.nbytes, 1),))[:x.nbytes].view(x.dtype).reshape(x.shape)\n    out[...] = x\n    return out\n'),
+    W('c', 'copies a 0-d x with np.array (one element, nothing to align): NumPy happens to put a small array at a multiple of 64, but not of 4096',
+      'def aligned_copy(x, align=64):\n    if x.ndim == 0:\n        return np.array(x)            # a single value: a plain copy will do\n'
+      '    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n    start = (-address(raw)) % align\n'
+      '    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n    out[...] = x\n    return out\n'),
+    W('c', "rebuilds the dtype from x.dtype.str to keep the byte order: bfloat16's str is '<V2', so a bfloat16 x comes back as raw 2-byte voids",
+      'def aligned_copy(x, align=64):\n    dtype = x.dtype if x.dtype.names else np.dtype(x.dtype.str)   # keeps ">f4" big-endian\n'
+      '    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n    start = (-address(raw)) % align\n'
+      '    out = raw[start:start + x.nbytes].view(dtype).reshape(x.shape)\n    out[...] = x\n    return out\n'),
+]
+WRONG['ex2_answer'] += [
+    W('c', "host copy for the dtype kinds NumPy calls numbers ('biufc'); any other dtype goes through jnp.asarray, a queued device copy, and bfloat16's kind is 'V'",
+      'def frozen_put(x):\n    if x.dtype.kind in "biufc":\n        return jax.device_put(np.array(x))\n    return jnp.asarray(x)          # anything exotic: let JAX copy it\n'),
+    W('c', 'a read-only x goes through jnp.array (thinks nothing can write to it, so a device copy is safe): its base can be written before the queued copy runs',
+      'def frozen_put(x):\n    if not x.flags.writeable:\n        return jnp.array(x)            # nobody can change it: a device copy is enough\n'
+      '    return jax.device_put(np.array(x))\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', 'leaves numbers, NumPy arrays and scalars alone and copies every other leaf with np.array: a string leaf becomes a 0-d NumPy string array',
+      'import numbers\n\ndef to_host_tree(tree):\n    def convert(leaf):\n        if isinstance(leaf, (numbers.Number, np.ndarray, np.generic)):\n            return leaf\n'
+      '        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            leaf = jax.random.key_data(leaf)\n        return np.array(leaf)\n'
+      '    return jax.tree.map(convert, tree)\n'),
+    W('c', 'copies float leaves through float32 to be safe with NumPy: a bfloat16 leaf comes back float32',
+      'def to_host_tree(tree):\n    def convert(leaf):\n        if not isinstance(leaf, jax.Array):\n            return leaf\n'
+      '        if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key):\n            return np.array(jax.random.key_data(leaf))\n'
+      '        if jnp.issubdtype(leaf.dtype, jnp.floating) and leaf.dtype.itemsize < 4:\n            return np.array(leaf, dtype=np.float32)   # NumPy has no bfloat16\n'
+      '        return np.array(leaf)\n    return jax.tree.map(convert, tree)\n'),
+]
+RIGHT.setdefault('ex1_answer', []).extend([
+    R('an empty x gets np.empty(x.shape, x.dtype): it has no data to align, and the result is still new and writeable',
+      'def aligned_copy(x, align=64):\n    if x.size == 0:\n        return np.empty(x.shape, x.dtype)\n    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n'
+      '    start = (-address(raw)) % align\n    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n    out[...] = x\n    return out\n'),
+])
+RIGHT['ex2_answer'].extend([
+    R('copies on the host only when x is 64-byte aligned: device_put copies an unaligned x at once, before it returns',
+      'def frozen_put(x):\n    if address(x) % 64 == 0:\n        return jax.device_put(np.array(x))\n    return jax.device_put(x)\n'),
+])
