@@ -4,6 +4,39 @@ from wrong_answers import R, W
 
 APPLIES = {'ex1_answer': 'abcdefgm', 'ex2_answer': 'abcegm', 'ex3_answer': 'bcgm', 'ex4_answer': 'bcdegm', 'quiz_answer': 'm'}
 
+# Exercise 4 (a linearization rule that keeps only its output), written from its text before its checks: the
+# chapter's pitfalls first (cube's slope residual, the forwarded input, a second binding), then one of each class.
+EX4_WRONG = [
+    W('m', "saves the slope s (1 - s) as its residual, as section 3's cube saved 3 v**2: right derivatives, but the one residual is an array of slopes, not the output",
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    slope = s * (1 - s)                               # what the linear part needs, computed now\n    return s, nonzeros[0], slope, None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('m', 'saves the input v (inputs are forwarded for free, section 2) and recomputes logistic in the linear part: the residual is x, not the output',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    # keep the input, which is forwarded for free, and recompute the slope from it\n    return logistic(v), nonzeros[0], v, None, lambda res, _, v_dot: logistic(res) * (1 - logistic(res)) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('m', 'binds logistic twice, once for primal_out and once for the residual: two logistic equations, and the residual is another array than y',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    residual = logistic(v)                            # the output, as the residual\n    return logistic(v), nonzeros[0], residual, None, lambda s, _, v_dot: s * (1 - s) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('m', "primal_out from logistic_ref (jax.nn.sigmoid), not the primitive: values right, but logistic_p is gone from the gradient's program",
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic_ref(v)\n    return s, nonzeros[0], s, None, lambda res, _, v_dot: res * (1 - res) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('b', 'keeps the output only for jax.linearize (is_vjp=False); under jax.vjp and jax.grad it saves the slopes, to spare the backward pass the work',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    if is_vjp:   # reverse mode: have the slope ready for the backward pass\n        return s, nonzeros[0], s * (1 - s), None, lambda res, _, v_dot: res * v_dot\n    return s, nonzeros[0], s, None, lambda res, _, v_dot: res * (1 - res) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('b', 'keeps the output only under jax.vjp (is_vjp=True); jax.linearize, whose linear part is not transposed, gets the slopes',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    if not is_vjp:   # forward use of the linear part: the slope is all it needs\n        return s, nonzeros[0], s * (1 - s), None, lambda res, _, v_dot: res * v_dot\n    return s, nonzeros[0], s, None, lambda res, _, v_dot: res * (1 - res) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('c', 'writes 1 - s with a float32 constant: right in float32, but a bfloat16 x gets float32 tangents',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    one = jnp.float32(1.0)\n    return s, nonzeros[0], s, None, lambda res, _, v_dot: res * (one - res) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('c', 'recovers x from the output as log(s / (1 - s)) and applies the textbook e^-x / (1 + e^-x)^2: nan at x = -100',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    def linearized(res, _, v_dot):\n        back = jnp.log(res / (1 - res))                # x again, from the output\n        e = jnp.exp(-back)\n        return e / (1 + e) ** 2 * v_dot\n    return s, nonzeros[0], s, None, linearized\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('g', "computes the residual from the notebook's global x instead of v: right only at that x",
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(x)\n    return logistic(v), nonzeros[0], s, None, lambda res, _, v_dot: res * (1 - res) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('d', 'builds the tangent with the given JVP rule, logistic_jvp: the JVP rule runs under jax.grad, and the residual is the input',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    return logistic(v), nonzeros[0], v, None, lambda res, _, v_dot: logistic_jvp(v_dot, res)\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('d', "lets jax.linearize linearize jax.nn.sigmoid inside the rule: the residuals are sigmoid's, not logistic_p's output",
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    out, lin = jax.linearize(jax.nn.sigmoid, v)\n    return logistic(v), nonzeros[0], None, None, lambda res, _, v_dot: lin(v_dot)\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('e', "wraps the residual in stop_gradient, taking a residual to be a constant: first derivatives right, the second derivative loses the slope's own derivative",
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    return s, nonzeros[0], jax.lax.stop_gradient(s), None, lambda res, _, v_dot: res * (1 - res) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('e', 'wraps primal_out in stop_gradient (the primal is a plain value, the linear part carries the derivative): grad through the value of value_and_grad is zero',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    return jax.lax.stop_gradient(s), nonzeros[0], s, None, lambda res, _, v_dot: res * (1 - res) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    W('e', 'computes the slope with NumPy from the output: eager linearize works, grad of grad and jit cannot turn a tracer into a NumPy array',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    return s, nonzeros[0], s, None, lambda res, _, v_dot: np.asarray(res) * (1 - np.asarray(res)) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+]
+
 WRONG = {
     'ex1_answer': [
         W('d', 'returns jax.vjp itself, the function the exercise rebuilds',
@@ -376,99 +409,7 @@ WRONG = {
           '            depends.update(eqn.outvars)\n'
           '    return found\n'),
     ],
-    'ex4_answer': [
-        W('m', 'Right derivatives, but tanh is computed inside `linearized`, so it lands in the tangent jaxpr and runs again in every backward pass instead of being saved as a residual.',
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    return logcosh(v), nonzeros[0], None, None, lambda res, _, v_dot: jnp.tanh(v) * v_dot\n'
-          '\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('m', 'Saves tanh as a residual, but behind stop_gradient, taking a residual to be a constant: first derivatives are right, the second derivative comes out zero.',
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    residual = jax.lax.stop_gradient(jnp.tanh(v))\n'
-          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
-          '\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('m', 'saves v as the residual and computes tanh in the linear part: derivatives right, but the tangent jaxpr is [tanh, mul] instead of one mul',
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    # save v; the linear part applies the derivative tanh(v) to the tangent\n'
-          '    return logcosh(v), nonzeros[0], v, None, lambda res, _, v_dot: jnp.tanh(res) * v_dot\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('d', 'linear part calls the JVP rule logcosh_jvp: grad/vjp/linearize append to logcosh_jvp_calls, tangent jaxpr [tanh, mul]',
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    # reuse the JVP rule for the tangent\n'
-          '    return logcosh(v), nonzeros[0], v, None, lambda res, _, v_dot: logcosh_jvp(v_dot, res)\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('d', 'builds the linear part from jax.linearize(logcosh_ref): tangent jaxpr [neg, mul, mul, add], and -0.0 becomes 0.0',
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    out, lin = jax.linearize(logcosh_ref, v)          # let JAX linearize the reference\n'
-          '    return out, nonzeros[0], None, None, lambda res, _, v_dot: lin(v_dot)\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('c', 'tanh as (e^v - e^-v)/(e^v + e^-v): overflows to nan for |v| ~ 90+ (grad at -100 and 100 is nan), bf16 values differ',
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    e_pos, e_neg = jnp.exp(v), jnp.exp(-v)\n'
-          '    residual = (e_pos - e_neg) / (e_pos + e_neg)      # tanh(v) = sinh(v) / cosh(v)\n'
-          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('b', "computes the residual in float32 whatever v's dtype: bfloat16 linearize gives a float32 tangent with a convert, bfloat16 vjp and grad-of-grad raise",
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    residual = jnp.tanh(v.astype(jnp.float32))        # compute the residual in float32\n'
-          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('e', 'residual computed with np.tanh: eager grad works, jit(grad), vmap(grad), grad of grad, hessian and check_grads raise TracerArrayConversionError',
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    residual = np.tanh(v)                             # computed now, in the forward pass\n'
-          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('g', "residual is jnp.tanh(x) of the notebook's global x instead of v: right at x = [0.5, 1, 2], wrong or shape errors anywhere else",
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    residual = jnp.tanh(x)                            # computed now, in the forward pass\n'
-          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('b', 'residual computed in float32 and the tangent cast back: values right, but the bfloat16 tangent jaxpr is convert, mul, convert (not one mul)',
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    # residual in float32, so that low-precision inputs get an accurate slope\n'
-          '    residual = jnp.tanh(v.astype(jnp.float32))\n'
-          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: (res * v_dot).astype(v_dot.dtype)\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('c', 'residual as (e^v - e^-v)/(e^v + e^-v): right for moderate x, nan gradient for |x| > ~89',
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    ep, em = jnp.exp(v), jnp.exp(-v)\n'
-          '    residual = (ep - em) / (ep + em)                   # tanh v = sinh v / cosh v, computed now\n'
-          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('d', 'linearized calls the given JVP rule on a saved input: grad calls the JVP rule and the tangent jaxpr holds tanh + mul',
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    residual = v                                       # save the input; the given JVP rule knows the slope\n'
-          '    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: logcosh_jvp(v_dot, res)\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-        W('m', "primal output computed with logcosh_ref instead of the primitive: values right, logcosh_p gone from the gradient's program",
-          'def logcosh_linearization(is_vjp, nonzeros, v):\n'
-          '    residual = jnp.tanh(v)                             # computed now, in the forward pass\n'
-          '    return logcosh_ref(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n'
-          '\n'
-          '# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\n'
-          'ad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-    ],
+    'ex4_answer': EX4_WRONG,
     'quiz_answer': [
         W('m', 'q2=b, q3=a, q4=a: every primitive needs a transpose rule, a transpose error means a JVP rule is missing, deflinear2 registers only a transpose.',
           'q1 = "b"\n'
@@ -531,18 +472,6 @@ WRONG['ex3_answer'] += [
     W('m', 'also lists every equation with an effect (a debug callback), reasoning that the backward pass must run it: such an equation is evaluated in the forward scan, not transposed',
       'def transposed_equations(jaxpr, linear):\n    depends = {var for var, lin in zip(jaxpr.invars, linear) if lin}\n    result = []\n    for i, eqn in enumerate(jaxpr.eqns):\n        dependent = any(isinstance(a, Var) and a in depends for a in eqn.invars)\n        if dependent:\n            depends.update(eqn.outvars)\n        if dependent or eqn.effects:                # effects must happen in the backward pass too\n            result.append(i)\n    return result\n'),
 ]
-WRONG['ex4_answer'] += [
-    W('c', 'residual tanh as 2*sigmoid(2v) - 1 (stable for large |x|): cancellation loses tanh for small |x| (relative error ~1e-4 at 1e-3, all of it near 1e-7)',
-      'def logcosh_linearization(is_vjp, nonzeros, v):\n    slope = 2 * jax.nn.sigmoid(2 * v) - 1          # tanh(v), no overflow for large |v|\n    return logcosh(v), nonzeros[0], slope, None, lambda slope, _, v_dot: slope * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-    W('c', 'residual tanh as 1 - 2/(exp(2v) + 1): no nan for large |x|, but cancellation for small |x| (tanh(1e-4) comes out ~1.2e-4 or 0)',
-      'def logcosh_linearization(is_vjp, nonzeros, v):\n    residual = 1 - 2 / (jnp.exp(2 * v) + 1)       # tanh(v)\n    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-    W('c', 'recovers tanh from the primal output, as exp reuses its output: sign(v)*sqrt(1 - exp(-2 y)); wrong near 0 (cancellation) and the second derivative at 0 is nan (sqrt at 0)',
-      'def logcosh_linearization(is_vjp, nonzeros, v):\n    y = logcosh(v)                                  # log cosh v, so exp(-2y) = 1/cosh^2 v\n    residual = jnp.sign(v) * jnp.sqrt(-jnp.expm1(-2 * y))   # |tanh v| = sqrt(1 - 1/cosh^2 v)\n    return y, nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-    W('c', "residual tanh obtained as jax.jvp of logcosh_ref at a tangent of ones (not the JVP rule): logaddexp's derivative cancels near 0, so small |x| lose digits and bfloat16 gives 0",
-      'def logcosh_linearization(is_vjp, nonzeros, v):\n    # the slope of log cosh at v, from the overflow-safe reference (JVP rule untouched)\n    slope = jax.jvp(logcosh_ref, (v,), (jnp.ones_like(v),))[1]\n    return logcosh(v), nonzeros[0], slope, None, lambda slope, _, v_dot: slope * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-    W('c', 'residual via sech: sign(v)*sqrt(1 - 1/cosh(v)^2): fine for moderate x, but small |x| cancels to 0 and bf16 loses it entirely',
-      'def logcosh_linearization(is_vjp, nonzeros, v):\n    sech = 1 / jnp.cosh(v)                           # 1/inf = 0 for large |v|: no overflow trouble\n    residual = jnp.sign(v) * jnp.sqrt(1 - sech * sech)\n    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-]
 
 # Round 9: found by reviewers who read only the learner's notebook.
 WRONG['ex1_answer'] += [
@@ -565,12 +494,6 @@ WRONG['ex3_answer'] += [
     W('m', 'lists a jit equation as one equation, but marks only those of its outputs whose inner body reads a linear operand (looks inside, against the text)',
       'def _dependent_outputs(inner, flags):\n    depends = {var for var, flag in zip(inner.invars, flags) if flag}\n    for eqn in inner.eqns:\n        if any(isinstance(var, Var) and var in depends for var in eqn.invars):\n            depends.update(eqn.outvars)\n    return [isinstance(out, Var) and out in depends for out in inner.outvars]\n\ndef transposed_equations(jaxpr, linear):\n    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n    found = []\n    for index, eqn in enumerate(jaxpr.eqns):\n        flags = [isinstance(var, Var) and var in depends for var in eqn.invars]\n        if not any(flags):\n            continue\n        found.append(index)\n        inner = eqn.params.get("jaxpr")\n        if inner is not None:                         # only the outputs the body computes from a linear input\n            inner = getattr(inner, "jaxpr", inner)\n            depends.update(out for out, dep in zip(eqn.outvars, _dependent_outputs(inner, flags)) if dep)\n        else:\n            depends.update(eqn.outvars)\n    return found\n'),
 ]
-WRONG['ex4_answer'] += [
-    W('e', 'overflow-safe tanh as sign(v) * (1 - e^-2|v|)/(1 + e^-2|v|): first derivatives right everywhere, but sign and abs have zero slope at 0, so the second derivative at x = 0 is 0 instead of 1',
-      'def logcosh_linearization(is_vjp, nonzeros, v):\n    e = jnp.exp(-2 * jnp.abs(v))                        # never overflows\n    residual = jnp.sign(v) * -jnp.expm1(-2 * jnp.abs(v)) / (1 + e)   # tanh(v), accurate near 0 too\n    return logcosh(v), nonzeros[0], residual, None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-    W('b', 'rematerialises under reverse mode: with is_vjp it saves v and recomputes tanh in the linear part (less to keep), with jax.linearize it saves tanh: the one-mul tangent jaxpr holds only on the linearize path',
-      'def logcosh_linearization(is_vjp, nonzeros, v):\n    if is_vjp:   # reverse mode: keep the input, recompute the slope in the backward pass\n        return logcosh(v), nonzeros[0], v, None, lambda res, _, v_dot: jnp.tanh(res) * v_dot\n    return logcosh(v), nonzeros[0], jnp.tanh(v), None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
-]
 
 # Round 10: found by reviewers who read only the learner's notebook.
 WRONG['ex2_answer'] += [
@@ -584,10 +507,6 @@ WRONG['ex3_answer'] += [
       'def transposed_equations(jaxpr, linear):\n    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n    found = []\n    for index, eqn in enumerate(jaxpr.eqns):\n        for var in eqn.invars:\n            if isinstance(var, Var) and var in depends:\n                found.append(index)\n                depends.update(eqn.outvars)\n    return found\n'),
     W('m', 'reads "do not look inside them" as "leave nested-jaxpr equations out": skips jit/cond equations and their outputs',
       'def transposed_equations(jaxpr, linear):\n    depends = {var for var, is_linear in zip(jaxpr.invars, linear) if is_linear}\n    found = []\n    for index, eqn in enumerate(jaxpr.eqns):\n        if any(key in eqn.params for key in ("jaxpr", "branches", "call_jaxpr")):\n            continue                      # nested: not looked at\n        if any(isinstance(var, Var) and var in depends for var in eqn.invars):\n            found.append(index)\n            depends.update(eqn.outvars)\n    return found\n'),
-]
-WRONG['ex4_answer'] += [
-    W('e', 'wraps the primal output in stop_gradient (the primal is a plain value, not part of the linear map): first derivatives and hessian of logcosh right, but a second derivative through the primal (e.g. of logcosh(x)**2) loses the tanh^2 term',
-      'def logcosh_linearization(is_vjp, nonzeros, v):\n    primal_out = jax.lax.stop_gradient(logcosh(v))   # the value only; its derivative is the linear part\n    return primal_out, nonzeros[0], jnp.tanh(v), None, lambda res, _, v_dot: res * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logcosh_p] = logcosh_linearization\n'),
 ]
 
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
@@ -649,4 +568,12 @@ RIGHT.setdefault('ex1_answer', []).extend([
 RIGHT.setdefault('ex2_answer', []).extend([
     R("lets jax.linear_transpose transpose the linear map u -> cumsum(known * u) (section 1's API) instead of writing the reversed sum",
       'def weighted_running_sum_transpose(ct, w, v, *, axis, reverse):\n    w_linear = ad.is_undefined_primal(w)\n    linear, known = (w, v) if w_linear else (v, w)\n    if type(ct) is ad.Zero:\n        back = ad.Zero(linear.aval.to_tangent_aval())\n    else:\n        forward = lambda u: jax.lax.cumsum(known * u, axis=axis, reverse=reverse)\n        (back,) = jax.linear_transpose(forward, jax.ShapeDtypeStruct(linear.aval.shape, linear.aval.dtype))(ct)\n    return (back, None) if w_linear else (None, back)\n\nad.primitive_transposes[weighted_running_sum_p] = weighted_running_sum_transpose\n'),
+])
+RIGHT.setdefault('ex4_answer', []).extend([
+    R('writes the tangent expanded, v_dot * s - v_dot * s * s, from the output kept as the residual',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    return s, nonzeros[0], s, None, lambda res, _, v_dot: v_dot * res - v_dot * res * res\n\n'
+      'ad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+    R('passes the output as a one-entry tuple of residuals and unpacks it in linearized',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    out = logistic(v)\n\n    def linearized(residuals, structured, v_dot):\n        (s,) = residuals\n        return s * (1.0 - s) * v_dot\n\n'
+      '    return out, nonzeros[0], (out,), None, linearized\n\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
 ])
