@@ -127,8 +127,9 @@ def _png_size(path) -> tuple[int, int]:
 
 
 def test_the_report_says_how_the_class_did_per_exercise(tmp_path):
-    """Does the report's class section give, per exercise, the share at full marks, the mean and the most
-    common first failures (first lines only, counted), over the scored submissions, without a name?"""
+    """Does the report's class section give, per exercise, the share at full marks, the mean and the checks
+    that failed first most often (named without values, counted, with an example), over the scored
+    submissions, without a name?"""
     from conftest import ROOT
 
     rows = _class_rows()

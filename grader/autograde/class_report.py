@@ -171,15 +171,15 @@ def kept_verdicts(notebook: Path) -> dict[str, str]:
 def kept(notebook: Path) -> dict[str, tuple[str, str]]:
     """Each test cell's verdict and failed check, as `kept_verdicts` finds them; the check is "" where
     only the words were kept (then `check_of` reads it from them)."""
-    try:
-        nb = nbformat.read(notebook, as_version=4)
-    except Exception:
+    try:  # read as plain JSON: only the metadata and the test cells' outputs are wanted, from many notebooks
+        nb = nbformat.v4.reads(Path(notebook).read_text(encoding="utf-8"))  # lines joined, not validated
+        stored = nb.metadata.get(VERDICTS_KEY, {}).get("verdicts", {})
+        if stored:
+            return {gid: (str(v.get("message", "")), str(v.get("check", "") or ""))
+                    for gid, v in stored.items() if isinstance(v, dict)}
+        return {gid: (message, "") for gid, message in _shown_verdicts(nb).items()}
+    except Exception:  # missing, unreadable, or not a notebook
         return {}
-    stored = nb.metadata.get(VERDICTS_KEY, {}).get("verdicts", {})
-    if stored:
-        return {gid: (str(v.get("message", "")), str(v.get("check", "") or ""))
-                for gid, v in stored.items() if isinstance(v, dict)}
-    return {gid: (message, "") for gid, message in _shown_verdicts(nb).items()}
 
 
 def _shown_verdicts(nb) -> dict[str, str]:

@@ -167,18 +167,26 @@ def update(course: Path, rows: list[Row], problems: list[str] | None = None) -> 
             if problems is not None:
                 problems.append(f"grades.csv was not one `grader autograde` writes ({why}); it is kept as {aside.name} "
                                 "and a new grades.csv was written from this run's rows and the gradebook")
-        everyone = class_rows(course, kept, rows)
+        try:
+            booked = from_gradebook(course)
+        except Exception as err:  # the rows still stand, with the points they had
+            booked = {}
+            if problems is not None:
+                problems.append(f"the gradebook could not be read ({type(err).__name__}: {err}), so grades.csv has "
+                                "the points of the rows as they were, not the gradebook's")
+        everyone = class_rows(course, kept, rows, booked)
         write(path, everyone)
     return everyone
 
 
-def class_rows(course: Path, kept: list[Row], rows: list[Row]) -> list[Row]:
+def class_rows(course: Path, kept: list[Row], rows: list[Row], booked: dict | None = None) -> list[Row]:
     """The whole class: the rows `kept` (from grades.csv), those of this run in their place, and a row
-    for each submission only the gradebook knows; each row's points as the gradebook has them."""
+    for each submission only the gradebook knows; each row's points as the gradebook (`booked`, default:
+    read from the course's) has them."""
     by_key = {(r.student, r.chapter): r for r in kept}
     ran = {(r.student, r.chapter) for r in rows}
     by_key.update({(r.student, r.chapter): r for r in rows})
-    booked = from_gradebook(course)
+    booked = from_gradebook(course) if booked is None else booked
     for key, entry in booked.items():
         if key not in by_key:
             stamp = "" if entry.timestamp is None else entry.timestamp.isoformat()
