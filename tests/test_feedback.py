@@ -14,7 +14,6 @@ import nbformat
 import pytest
 
 from conftest import ROOT
-from grader.autograde import feedback
 from test_worker import CHAPTER, LIMITS, _notebook
 
 #: The tiny chapter's hidden check, which only the instructor's copy has.
@@ -182,6 +181,7 @@ def test_feedback_from_either_path_shows_verdicts_not_hidden_code_and_runs_nothi
     # the exporter as nbgrader's feedback converter makes it.
     from nbgrader.converters import GenerateFeedback
 
+    from grader.autograde import feedback
     from grader.autograde.config import load
 
     autograded = nbformat.read(course / "autograded" / "mallory" / CHAPTER / f"{CHAPTER}.ipynb", as_version=4)
@@ -202,6 +202,8 @@ def test_feedback_from_either_path_shows_verdicts_not_hidden_code_and_runs_nothi
 def test_a_test_cell_loses_its_hidden_region_and_any_traceback_that_quotes_it():
     """Is a test cell's hidden region replaced by one comment line, and a traceback quoting a hidden line cut
     to the error's type and message, while a visible line's traceback stays?"""
+    from grader.autograde import feedback
+
     cell = nbformat.v4.new_code_cell('"""Exercise 2: f."""\ncheck(f(1))\n### BEGIN HIDDEN TESTS\nassert f(7) == 49\n'
                                      "### END HIDDEN TESTS\n",
                                      metadata={"nbgrader": {"grade": True, "solution": False, "grade_id": "ex2_test",
@@ -226,4 +228,6 @@ def test_a_test_cell_loses_its_hidden_region_and_any_traceback_that_quotes_it():
 def test_only_addresses_that_lead_somewhere_are_kept(url, image, safe):
     """Does `safe_url` keep web, mail, anchor and relative addresses (and a raster data image in an img), and
     refuse javascript:, vbscript: and other data: addresses however they are spelled?"""
+    from grader.autograde import feedback
+
     assert feedback.safe_url(url, image=image) is safe
