@@ -541,3 +541,64 @@ RIGHT.setdefault('ex3_answer', []).extend([
     R('raises a ValueError subclass of its own (a ValueError, as asked)',
       'class LayoutError(ValueError):\n    pass\n\ndef scale_and_view(host, factor):\n    if host.dtype != np.float32:\n        raise LayoutError(f"scale_f32 needs float32, not {host.dtype}")\n    if not host.flags.c_contiguous:\n        raise LayoutError("scale_f32 needs a C-contiguous buffer")\n    if not host.flags.writeable:\n        raise LayoutError("host is read-only")\n    scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n'),
 ])
+
+# Round 10: written from the rewritten texts (requirement lists), before their checks: memory an answer does not
+# keep alive (#50: a host view over a JAX buffer meets every other requirement while the JAX array exists), kinds the
+# old visible checks did not name (bool, float16, int16, uint32 kept as they are; an unaligned 0-d x; a negative
+# step; an empty read-only float32 host).
+WRONG['ex2_answer'] += [
+    W('m', "wraps a JAX-owned copy's buffer in a writeable NumPy array by its address: host is writeable, j shares it and y never changes, but host does not keep j's buffer alive: after del j it reads whatever JAX puts there next",
+      'def writeable_twin(y):\n    j = jnp.array(y, copy=True).block_until_ready()      # a buffer of its own, which JAX aligns\n'
+      '    if y.size == 0:\n        return np.zeros(y.shape, y.dtype), j\n'
+      '    raw = (ctypes.c_uint8 * j.nbytes).from_address(j.unsafe_buffer_pointer())\n'
+      '    host = np.frombuffer(raw, dtype=y.dtype).reshape(y.shape)   # writeable: ctypes memory\n    return host, j\n'),
+    W('m', 'aligns host inside a ctypes buffer reached through from_address, which nothing keeps alive: the buffer is freed when writeable_twin returns',
+      'def writeable_twin(y):\n    nbytes = max(y.size, 1) * np.dtype(y.dtype).itemsize\n    buf = ctypes.create_string_buffer(nbytes + 64)\n'
+      '    start = (-ctypes.addressof(buf)) % 64\n    block = (ctypes.c_uint8 * nbytes).from_address(ctypes.addressof(buf) + start)\n'
+      '    host = np.frombuffer(block, dtype=y.dtype, count=y.size).reshape(y.shape)\n    host[...] = np.asarray(y)\n'
+      '    j = jax.dlpack.from_dlpack(host, copy=False) if y.size else jnp.asarray(host)\n    return host, j\n'),
+    W('c', 'copies through the dtypes it names (float32, int32, uint8, int8, complex64): a bool, int16, uint16, uint32 or float16 y comes back float32',
+      'def writeable_twin(y):\n    dtype = y.dtype if y.dtype in (jnp.float32, jnp.int32, jnp.uint8, jnp.int8, jnp.complex64) else np.float32\n'
+      '    host = aligned_empty(y.shape, dtype)\n    host[...] = np.asarray(y)\n'
+      '    j = jax.dlpack.from_dlpack(host, copy=False) if y.size else jnp.asarray(host)\n    return host, j\n'),
+]
+WRONG['ex1_answer'] += [
+    W('g', 'keeps x only for the dtypes it lists (float32, int32, uint8, int8, uint16, complex64): an aligned bool, float16, int16 or uint32 x is copied instead of returned as host',
+      'def share_with_jax(x):\n    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n'
+      '    if x.size and x.dtype in (np.float32, np.int32, np.uint8, np.int8, np.uint16, np.complex64):\n'
+      '        try:\n            return x, jax.dlpack.from_dlpack(x, copy=False)\n        except (ValueError, jax.errors.JaxRuntimeError):\n            pass\n'
+      '    host = aligned_empty(x.shape, dtype)\n    host[...] = x\n'
+      '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+    W('c', "hands a 0-d x of a kept dtype to from_dlpack's default (a single value needs no alignment, it thinks): an unaligned 0-d x is copied silently, so j does not share host = x",
+      'def share_with_jax(x):\n    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n    if x.ndim == 0 and x.dtype == dtype:\n'
+      '        return x, jax.dlpack.from_dlpack(x)\n    if x.size and x.dtype == dtype:\n        try:\n'
+      '            return x, jax.dlpack.from_dlpack(x, copy=False)\n        except (ValueError, jax.errors.JaxRuntimeError):\n            pass\n'
+      '    host = aligned_empty(x.shape, dtype)\n    host[...] = x\n'
+      '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+    W('m', "copies into its own aligned allocator, a ctypes buffer reached through from_address that nothing keeps alive: j holds host, but not the memory under it",
+      'def share_with_jax(x):\n    dtype = jax.dtypes.canonicalize_dtype(x.dtype)\n    if x.size and x.dtype == dtype:\n        try:\n'
+      '            return x, jax.dlpack.from_dlpack(x, copy=False)\n        except (ValueError, jax.errors.JaxRuntimeError):\n            pass\n'
+      '    nbytes = max(x.size, 1) * np.dtype(dtype).itemsize\n    buf = ctypes.create_string_buffer(nbytes + 64)\n'
+      '    start = (-ctypes.addressof(buf)) % 64\n    block = (ctypes.c_uint8 * nbytes).from_address(ctypes.addressof(buf) + start)\n'
+      '    host = np.frombuffer(block, dtype=dtype, count=x.size).reshape(x.shape)\n    host[...] = x\n'
+      '    return host, (jax.dlpack.from_dlpack(host, copy=False) if x.size else jnp.asarray(host))\n'),
+]
+WRONG['ex3_answer'] += [
+    W('m', "returns from_dlpack of an array made from host's address (np.ctypeslib.as_array): it shares host's memory but does not keep host alive, so after del host it reads freed memory",
+      'def scale_and_view(host, factor):\n    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+      '        raise ValueError("scale_f32 needs a writeable, C-contiguous float32 array")\n    scale_f32(address(host), host.size, factor)\n'
+      '    if host.size == 0:\n        return jnp.asarray(host)\n'
+      '    pointer = ctypes.cast(address(host), ctypes.POINTER(ctypes.c_float))\n'
+      '    return jax.dlpack.from_dlpack(np.ctypeslib.as_array(pointer, shape=host.shape))   # the memory C++ just wrote\n'),
+    W('c', 'checks that the strides are packed by their magnitude, so a view read backwards (x[::-1]) passes, and scale_f32 scales the memory after its first element',
+      'def scale_and_view(host, factor):\n    step, packed = host.itemsize, True\n'
+      '    for stride, n in reversed(list(zip(host.strides, host.shape))):\n        if n > 1 and abs(stride) != step:\n            packed = False\n        step *= n\n'
+      '    if host.dtype != np.float32 or not packed or not host.flags.writeable:\n'
+      '        raise ValueError("scale_f32 needs a writeable, packed float32 array")\n    scale_f32(address(host), host.size, factor)\n'
+      '    return jax.dlpack.from_dlpack(host)\n'),
+    W('c', 'returns an empty float32 host at once (nothing to scale), before its checks: an empty read-only float32 host is not refused',
+      'def scale_and_view(host, factor):\n    if host.dtype == np.float32 and host.size == 0:\n        return jnp.asarray(host)          # nothing to scale\n'
+      '    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n'
+      '        raise ValueError("scale_f32 needs a writeable, C-contiguous float32 array")\n    scale_f32(address(host), host.size, factor)\n'
+      '    return jax.dlpack.from_dlpack(host)\n'),
+]
