@@ -152,14 +152,24 @@ def _per_exercise(report: str) -> dict[str, dict[str, tuple[float, float, str]]]
     return found
 
 
+def _checks(graded) -> dict[str, dict[str, str]]:
+    """Each scored student's failed check per test cell, as the autograder kept it in their autograded notebook."""
+    from grader.autograde.class_report import kept
+
+    ch = synthetic_class.CHAPTER
+    return {s: {gid: check for gid, (_, check) in kept(graded["course"] / "autograded" / s / ch / f"{ch}.ipynb").items()}
+            for s, r in graded["rows"].items() if r["score"] != ""}
+
+
 def _expected_class(graded) -> tuple[str, list[list[str]], dict[tuple[str, str], int]]:
-    """The section's first line, its exercise table and its failure counts, worked out from
-    grades.csv and the per-exercise verdicts of the rows."""
+    """The section's first line, its exercise table and its failure counts by (exercise, check that failed),
+    worked out from grades.csv, the per-exercise points of the rows and the checks the autograder kept."""
     from collections import Counter
 
     report = (graded["course"] / "autograde-report.md").read_text()
     scored = {s: r for s, r in graded["rows"].items() if r["score"] != ""}
     cells = _per_exercise(report)
+    checks = _checks(graded)
     assert set(cells) >= set(scored), set(scored) - set(cells)
     scores = [float(r["score"]) for r in scored.values()]
     most = float(next(iter(scored.values()))["max_score"])
@@ -175,30 +185,35 @@ def _expected_class(graded) -> tuple[str, list[list[str]], dict[tuple[str, str],
         mean = f"{sum(p for p, _, _ in got) / len(got):.2f}".rstrip("0").rstrip(".")
         table.append([f"{title} (`{gid}`)", f"{got[0][1]:g}", f"{at_full} of {len(got)} "
                       f"({round(100 * at_full / len(got))}%)", mean])
-        failures.update((title, words) for points, top, words in got if points < top)
+        for s in scored:
+            points, top, _ = cells[s][gid]
+            if points < top:
+                assert checks[s].get(gid), (s, gid, "no check kept for a failed cell")
+                failures[(title, checks[s][gid])] += 1
     return first, table, failures
 
 
 def test_the_report_says_what_the_class_got_wrong(graded):
     """Does the report's "How the class did" section give the number of scored submissions, their mean,
-    each exercise's share at full marks and mean, and its most common first failures with counts, as
-    grades.csv and the rows' verdicts say, without naming a student?"""
+    each exercise's share at full marks and mean, and the checks that failed first most often with counts,
+    as grades.csv and the rows' verdicts say, each named without a learner's values and without naming a
+    student?"""
     report = (graded["course"] / "autograde-report.md").read_text()
     section = _class_section(report)
     first, table, failures = _expected_class(graded)
     assert first in section, section[:600]
     assert _md_table(section, "| exercise | points |") == table
-    listed = _md_table(section, "| exercise | first failure |")
-    named = [(title, words.strip("`").strip().replace("\\|", "|"), int(count))
-             for title, words, count in listed if words.startswith("`")]
+    listed = _md_table(section, "| exercise | check that failed first |")
+    named = [(title, check.strip("`").strip().replace("\\|", "|"), int(count))
+             for title, check, count, _ in listed if check.startswith("`")]
     for title in ("Exercise 1", "Exercise 2", "Exercise 3", "Quiz"):
-        ranked = sorted((-n, words) for (t, words), n in failures.items() if t == title)
-        assert [(w, c) for t, w, c in named if t == title] == [(w, -n) for n, w in ranked[:3]], (title, listed)
-        rest = [row for row in listed if row[0] == title and not row[1].startswith("`")]
-        assert rest == ([[title, f"{len(ranked) - 3} other first failures", str(-sum(n for n, _ in ranked[3:]))]]
+        ranked = sorted((-n, check) for (t, check), n in failures.items() if t == title)
+        assert [(c, n) for t, c, n in named if t == title] == [(c, -n) for n, c in ranked[:3]], (title, listed)
+        rest = [row[:3] for row in listed if row[0] == title and not row[1].startswith("`")]
+        assert rest == ([[title, f"{len(ranked) - 3} other checks", str(-sum(n for n, _ in ranked[3:]))]]
                         if len(ranked) > 3 else []), (title, rest)
     # The commonest mistake of exercise 1 is its wrong answer's: squaring the sum.
-    assert any(w.startswith("Exercise 1: sum_of_squares") for t, w, _ in named if t == "Exercise 1"), listed
+    assert any(c.startswith("Exercise 1: sum_of_squares") for t, c, _ in named if t == "Exercise 1"), listed
     distinctive = [s for s in graded["expected"] if "-" in s or any(ch.isdigit() for ch in s)]
     assert not [s for s in distinctive if s in section], "the class section names a student"
 
@@ -232,10 +247,10 @@ def test_grader_report_makes_the_same_section_from_the_gradebook_and_counts_chan
 
     # The instructor gives a learner whose exercise 1 failed its points by hand.
     _, _, failures = _expected_class(graded)
-    cells = _per_exercise((graded["course"] / "autograde-report.md").read_text())
-    (title, words), count = max(((k, n) for k, n in failures.items() if k[0] == "Exercise 1"), key=lambda kn: kn[1])
+    cells, checks = _per_exercise((graded["course"] / "autograde-report.md").read_text()), _checks(graded)
+    (title, check), count = max(((k, n) for k, n in failures.items() if k[0] == "Exercise 1"), key=lambda kn: kn[1])
     student = next(s for s, row in graded["rows"].items()
-                   if row["score"] != "" and cells[s]["ex1_test"][0] == 0 and cells[s]["ex1_test"][2] == words)
+                   if row["score"] != "" and cells[s]["ex1_test"][0] == 0 and checks[s].get("ex1_test") == check)
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         gb.find_grade("ex1_test", synthetic_class.CHAPTER, synthetic_class.CHAPTER, student).manual_score = 2.0
         gb.db.commit()
@@ -244,5 +259,5 @@ def test_grader_report_makes_the_same_section_from_the_gradebook_and_counts_chan
     after = {row[0]: row for row in _md_table(changed, "| exercise | points |")}
     n = int(before["Exercise 1 (`ex1_test`)"][2].split(" of ")[0])
     assert after["Exercise 1 (`ex1_test`)"][2].startswith(f"{n + 1} of "), (before, after)
-    counts = {(r[0], r[1]): int(r[2]) for r in _md_table(changed, "| exercise | first failure |")}
-    assert counts.get((title, f"`{words}`"), 0) == count - 1, counts
+    counts = {(r[0], r[1]): int(r[2]) for r in _md_table(changed, "| exercise | check that failed first |")}
+    assert counts.get((title, f"`{check}`"), 0) == count - 1, counts
