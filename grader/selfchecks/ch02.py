@@ -177,7 +177,7 @@ def exercise1(share_with_jax) -> None:
     checks.equal([str(getattr(host, "dtype", None)), str(getattr(j, "dtype", None))], ["float32", "float32"],
                  what="an empty (0, 3) float64 array: the dtypes of host and j",
                  hint="both have the dtype JAX gives x, also when x is empty: x itself keeps float64")
-    for dtype in (np.int8, np.int16, np.uint16, np.bool_, np.float16, np.complex64):
+    for dtype in (np.int8, np.int16, np.uint16, np.uint32, np.bool_, np.float16, np.complex64):
         check_share(share_with_jax, filled(12, dtype, np.arange(12) % 5 if dtype is not np.bool_ else np.arange(12) % 3 == 1),
                     f"an aligned {np.dtype(dtype).name} array (a dtype JAX keeps)", True)
     # 0-d arrays, views whose odd strides do not matter, read-only arrays, Fortran order.
@@ -334,6 +334,7 @@ def exercise2(writeable_twin) -> None:
     check_twin(writeable_twin, lambda: jnp.array([200, 3, 255], jnp.uint8), "a uint8 vector", written=250)
     check_twin(writeable_twin, lambda: jnp.array([-300, 7], jnp.int16), "an int16 vector", written=-2)
     check_twin(writeable_twin, lambda: jnp.array([2 ** 32 - 1, 5], jnp.uint32), "a uint32 vector", written=2 ** 32 - 3)
+    check_twin(writeable_twin, lambda: jnp.array([[60000], [1]], jnp.uint16), "a uint16 column", written=65535)
     check_twin(writeable_twin, lambda: jnp.linspace(-1, 1, 35, dtype=jnp.float16).reshape(5, 7), "a float16 (5, 7) matrix")
     check_twin(writeable_twin, lambda: jnp.arange(6, dtype=jnp.complex64).reshape(3, 2).T * (1 + 1j), "a complex64 (2, 3) matrix")
     check_two_twins(writeable_twin, lambda k: jnp.arange(1, 101, dtype=jnp.float32) * k, "two float32 vectors of 100 values")
