@@ -16,6 +16,10 @@
 6. `report`   — grades.csv (the whole class: this run's rows merged into those kept, points from the
                 gradebook, `grades`) and the report (with `class_report`'s section per chapter: what
                 the class got wrong, and its figures) first, then HTML feedback.
+
+Beside the stages: `feedback` (the exporter every HTML feedback goes through) and `restore` (a step of
+nbgrader's own autograde) are named in the course's nbgrader_config.py, so that formgrader's buttons
+use them too; `lms` writes the grades for Canvas and Moodle (`grader export`).
 """
 
 from __future__ import annotations
