@@ -93,7 +93,12 @@ def write_feedback(course: Path, rows: list[Row]) -> list[Row]:
             got, most, message, _ = row.exercises.get(cell.metadata.nbgrader.grade_id, (0.0, 0.0, "", ""))
             text = f"Graded: {got:g} / {most:g}" + (f" — {message}" if message else " — all checks passed")
             cell.outputs.append(nbformat.v4.new_output("stream", name="stdout", text=text + "\n"))
-        nbformat.write(nb, path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")  # the notebook is replaced whole, never half
+        try:
+            nbformat.write(nb, tmp)
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
     for chapter in sorted({r.chapter for r in rows if r.score is not None}):
         proc = run_nbgrader(["generate_feedback", chapter, "--force", f"--CourseDirectory.root={course}",
                              f"--CourseDirectory.db_url={db_url(course)}"], cwd=course)
