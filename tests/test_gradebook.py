@@ -150,8 +150,8 @@ def test_no_instructor_action_loses_a_row_of_grades_csv(tmp_path):
     """A class of two is graded; the instructor gives ann a point by hand in the gradebook (as formgrader
     does), regrades bob alone, changes bob's score by hand, runs `grader report`, then `nbgrader export` as
     nbgrader's docs say. Does grades.csv keep ann's row through bob's regrade, with the points the hand
-    gave, does each hand change reach grades.csv and the report, and does nbgrader export leave grades.csv
-    alone (writing nbgrader-export.csv, as the course's nbgrader_config.py says)?"""
+    gave, does each hand change reach grades.csv, the report and the LMS file, and does nbgrader export leave
+    grades.csv alone (writing nbgrader-export.csv, as the course's nbgrader_config.py says)?"""
     from nbgrader.api import Gradebook
 
     from grader.cli import main
@@ -188,6 +188,11 @@ def test_no_instructor_action_loses_a_row_of_grades_csv(tmp_path):
     assert (rows["ann"]["score"], rows["bob"]["score"]) == ("0.5", "0.25"), rows
     assert "| 0.25 / 1 | graded |" in _report_row(course, "bob")
     assert "This run graded 1 submission" in (course / "autograde-report.md").read_text()  # the run's facts stay
+
+    # The LMS file has the hand-made points too.
+    assert main(["export", "--lms", "canvas", "--course", str(course)]) == 0
+    assert sorted(list(csv.reader((course / f"canvas-{CHAPTER}.csv").open(newline="")))[2:]) == [
+        ["ann", "", "", "ann", "", "0.5"], ["bob", "", "", "bob", "", "0.25"]]
 
     kept = (course / "grades.csv").read_bytes()
     proc = run_nbgrader(["export"], cwd=course)
