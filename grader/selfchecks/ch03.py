@@ -360,6 +360,27 @@ def _compiled_loop(run_logged) -> None:
                  what="how many times step ran in Python for 5 steps (once or twice when the loop is compiled)",
                  hint="loop with jax.lax.fori_loop or jax.lax.scan inside jax.jit: a Python loop runs step once per step, "
                       "and its program holds n copies of it")
+    checks.equal(checks.runs(plain_errors(lambda: _loop_and_callbacks(run_logged)),
+                             what="jax.make_jaxpr of run_logged for 5 steps"), (True, 1),
+                 what="for 5 steps, (whether the program of run_logged holds a loop, how many io_callbacks it holds)",
+                 hint="one compiled loop (fori_loop or scan) with one io_callback in its body: a Python loop around a jitted "
+                      "step puts n callbacks in the program, one per step")
+
+
+def _loop_and_callbacks(run_logged) -> tuple[bool, int]:
+    """Whether the jaxpr of run_logged(step, x, 5) holds a while or scan, and how many io_callback equations it holds,
+    nested jaxprs included: one compiled loop holds one, in its body."""
+    found = {"loop": False, "callbacks": 0}
+
+    def walk(jaxpr):
+        for eqn in jaxpr.eqns:
+            found["loop"] |= eqn.primitive.name in ("while", "scan")
+            found["callbacks"] += eqn.primitive.name == "io_callback"
+            for inner in jaxprs_in_params(eqn.params):
+                walk(inner)
+
+    walk(jax.make_jaxpr(lambda x: run_logged(lambda v: v + 2, x, 5)[0])(jnp.zeros(3)).jaxpr)
+    return found["loop"], found["callbacks"]
 
 
 def _inside_jit(run_logged) -> None:
@@ -442,7 +463,7 @@ def exercise3(host_sort) -> None:
                  hint="values keep the dtype of x, and each row is sorted along the last axis")
     checks.close(indices, np.argsort(ties, axis=-1, kind="stable").astype(np.int32),
                  what="indices of an int32 (2, 20) matrix with ties (equal values keep their order)",
-                 hint='np.argsort(v, axis=-1, kind="stable"): the default kind may reorder equal values in rows longer than 16')
+                 hint='np.argsort(v, axis=-1, kind="stable"): the default kind may reorder equal values')
     rows = jnp.array([[2.0, 1.0, 0.0], [0.0, 5.0, 4.0]])
     _pair("under vmap", lambda: jax.vmap(host_sort)(rows), np.array([[0.0, 1.0, 2.0], [0.0, 4.0, 5.0]], np.float32),
           np.array([[2, 1, 0], [0, 2, 1]], np.int32), what="under vmap")

@@ -661,3 +661,15 @@ RIGHT.setdefault('ex3_answer', []).extend([
     R('hands the jax.Array straight to np.sort and np.argsort, which convert it themselves: no JAX runs on the host',
       'def host_sort(x):\n    def on_host(v):\n        return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable").astype(np.int32)\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(on_host, shapes, x, vmap_method="sequential")\n'),
 ])
+
+# Round 12: found by a reviewer who read only the learner's notebook. A Python loop around a jitted step passed every
+# check (the step was traced once, and each eager ordered io_callback has its own token); the checks now count the
+# io_callbacks in the program of run_logged.
+WRONG['ex2_answer'] += [
+    W('d', 'a Python loop over a jitted step with an eager ordered io_callback: the loop itself is not compiled',
+      'def run_logged(step, x0, n):\n    log = []\n    jstep = jax.jit(step)\n    x = jnp.asarray(x0)\n    for _ in range(n):\n        x = jstep(x)\n        io_callback(lambda v: log.append(np.asarray(v)), None, x, ordered=True)\n    jax.effects_barrier()\n    return x, log\n'),
+]
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('the host returns np.argsort as int64; with x64 off JAX gives the declared int32, as the text asks of host_sort',
+      "def host_sort(x):\n    def host(a):\n        a = np.asarray(a)\n        return np.sort(a, axis=-1), np.argsort(a, axis=-1, kind='stable')\n    out = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(host, out, x, vmap_method='expand_dims')\n"),
+])
