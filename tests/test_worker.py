@@ -63,9 +63,17 @@ def _fine(path: Path) -> None:
     nbformat.write(_notebook(ANSWER), path)
 
 
-def _grade(tmp: Path, submissions: dict) -> tuple[dict[str, Row], int]:
-    """Grade `submissions` (student -> writer of the notebook) in that order on one worker, and judge
-    them as the autograde command does; returns the rows by student and how many workers were started."""
+def _fine_showing_its_hash(path: Path) -> None:
+    """A right answer that prints its kernel's string hash of "a" (which the kernel's hash seed decides)."""
+    nbformat.write(_notebook(ANSWER + "print('hash:', hash('a'))\n"), path)
+
+
+def _grade(tmp: Path, submissions: dict, *, workers: int = 1, jobs_folder: Path | None = None,
+           scratch: Path | None = None) -> tuple[dict[str, Row], int]:
+    """Grade `submissions` (student -> writer of the notebook) in that order on `workers` workers (their jobs'
+    files in `jobs_folder`, their kernels' in `scratch`), and judge them as the autograde command does;
+    returns the rows by student and how many workers were started. The executed notebooks are in
+    tmp/course/autograded."""
     course = tmp / "course"
     (course / "solutions" / CHAPTER).mkdir(parents=True)
     nbformat.write(_notebook(ANSWER), course / "solutions" / CHAPTER / f"{CHAPTER}.ipynb")
@@ -75,22 +83,26 @@ def _grade(tmp: Path, submissions: dict) -> tuple[dict[str, Row], int]:
         folder.mkdir(parents=True)
         write(folder / f"{CHAPTER}.ipynb")
         jobs.append(Job(student, CHAPTER, folder / f"{CHAPTER}.ipynb"))
-    workers = run.Workers(1, tmp)
+    pool = run.Workers(workers, tmp, scratch_root=scratch)
     try:
-        runs, references, errors = run.run_all(course, jobs, [CHAPTER], tmp / "jobs", workers, 1, LIMITS,
-                                               sandbox.probe().sandboxed, course / ".grader")
+        runs, references, errors = run.run_all(course, jobs, [CHAPTER], jobs_folder or tmp / "jobs", pool, workers,
+                                               LIMITS, sandbox.probe().sandboxed, course / ".grader")
     finally:
-        workers.close()
+        pool.close()
     assert not errors, errors
     points = gradebook.points(course, CHAPTER)
     rows = {job.student: judge.make_row(job, runs[job.key], references[CHAPTER], points, None) for job in jobs}
-    return rows, workers.count
+    return rows, pool.count
 
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
-    """A notebook over the size limit, then a fine one, graded with the grader's own memory cap."""
-    return _grade(tmp_path_factory.mktemp("batch"), {"oversized": _oversized, "fine": _fine})
+    """A notebook over the size limit, then fine ones (two show their kernel's string hash), graded with the
+    grader's own memory cap."""
+    tmp = tmp_path_factory.mktemp("batch")
+    rows, started = _grade(tmp, {"oversized": _oversized, "fine": _fine, "second": _fine_showing_its_hash,
+                                 "third": _fine_showing_its_hash})
+    return rows, started, tmp / "course" / "autograded"
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +117,7 @@ def capped_batch(tmp_path_factory):
 def test_a_notebook_over_the_size_limit_fails_alone_and_says_why(batch):
     """Does a notebook file larger than MAX_NOTEBOOK_BYTES end as its own failed row whose reason names
     its size and the limit (the size larger than the limit), while the next notebook grades in full?"""
-    rows, _ = batch
+    rows, _, _ = batch
     row = rows["oversized"]
     found = re.fullmatch(r"failed: the notebook file is ([\d.]+) MiB, more than the (\d+) MiB a notebook may have",
                          row.status)
@@ -135,9 +147,26 @@ def test_a_graded_kernel_reports_the_cpu_share_it_ran_under(batch):
     really held, equal to the share the limits asked for?"""
     if sandbox.probe().cgroups is None:
         pytest.skip("the sandbox probe found no writable cgroup here, so no CPU share can be applied")
-    rows, _ = batch
+    rows, _, _ = batch
     applied = rows["fine"].applied
     assert "cpu" in applied["cgroup"] and applied["cpu_cores"] == LIMITS.cpu_cores, applied
+
+
+@pytest.mark.slow  # kernels run (a second or two each)
+def test_kernels_forked_on_one_worker_have_their_own_string_hash_seeds(batch):
+    """Python draws a process's string hash seed when it starts, and a forked process keeps its parent's: do two
+    kernels graded one after the other on one worker, each forked with JAX imported, hash "a" differently?"""
+    rows, started, autograded = batch
+    assert started == 1
+    hashes = []
+    for student in ("second", "third"):
+        assert rows[student].status == "graded" and rows[student].score == 1, rows[student]
+        if sandbox.probe().sandboxed:
+            assert rows[student].applied["forked"], rows[student].applied
+        nb = nbformat.read(autograded / student / CHAPTER / f"{CHAPTER}.ipynb", as_version=4)
+        printed = "".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
+        hashes += re.findall(r"hash: (-?\d+)", printed)
+    assert len(hashes) == 2 and hashes[0] != hashes[1], hashes
 
 
 LIMITS_SEEN = """

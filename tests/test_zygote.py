@@ -1,7 +1,8 @@
 """Kernels forked by a zygote (`grader.autograde.zygote`): the same sandbox, user, limits and ends as
 kernels that bubblewrap starts, and the usual start when the zygote cannot give one.
 
-Each test runs real sandboxed kernels from one zygote, started once for the module.
+Each test runs real sandboxed kernels, each forked by a zygote of its own (a zygote gives one kernel); the
+next zygote imports while a test runs.
 """
 
 from __future__ import annotations
@@ -45,19 +46,44 @@ print(json.dumps({
     'processes': sorted(int(p) for p in os.listdir('/proc') if p.isdigit()),
     'files_outside': sorted(l for l in links if l.startswith('/') and not l.startswith(('/dev/', os.getcwd()))),
     'shadow': shadow, 'env': dict(os.environ), 'jax_cache': jax.config.jax_compilation_cache_dir,
-    'random': float(np.random.rand()), 'sid': os.getsid(0) == os.getpid(),
+    'random': float(np.random.rand()), 'sid': os.getsid(0) == os.getpid(), 'hash': hash('a'),
 }))
 """
 
 
+class Zygotes:
+    """Zygotes for the tests, a fresh one each time (`take`) that has done its imports, the next one importing
+    meanwhile."""
+
+    def __init__(self):
+        self.waiting = zygote.start()
+        self.taken: list[zygote.Zygote] = []
+
+    def take(self) -> zygote.Zygote:
+        taken, self.waiting = self.waiting, zygote.start()
+        assert taken is not None and taken.ready(), "the zygote did not start"
+        self.taken.append(taken)
+        return taken
+
+    def close(self) -> None:
+        for started in [*self.taken, self.waiting]:
+            if started is not None:
+                started.stop()
+
+
 @pytest.fixture(scope="module")
-def forks():
+def zygotes():
     if not sandbox.probe().sandboxed:
         pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
-    started = zygote.start()
-    assert started is not None, "the zygote did not start"
-    yield started
-    started.stop()
+    pool = Zygotes()
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def forks(zygotes):
+    """A zygote that has given no kernel yet."""
+    return zygotes.take()
 
 
 def _run(tmp_path: Path, cells: list[str], socket: Path | None, *, private: bool = True, sealed: Path | None = None,
@@ -82,11 +108,11 @@ def _seen(result, cell: int = 0) -> dict:
     return json.loads(text.strip().splitlines()[-1])
 
 
-def test_a_forked_kernel_is_as_confined_as_a_started_one(forks, tmp_path):
+def test_a_forked_kernel_is_as_confined_as_a_started_one(forks, zygotes, tmp_path):
     """Does a kernel forked by the zygote run in the submission's private folder with the kernel's own
     environment, no capabilities and no new privileges, as nobody when the grader is root, alone in
     its process namespace, with no file of the zygote's open, no /etc/shadow, its own compilation
-    cache and its own random seed, in a session of its own?"""
+    cache, its own random seed and its own string hash seed (`hash('a')`), in a session of its own?"""
     first, applied, workdir = _run(tmp_path / "a", [SELF], forks.socket)
     assert applied["zygote"] == "joined", applied
     seen = _seen(first)
@@ -101,8 +127,10 @@ def test_a_forked_kernel_is_as_confined_as_a_started_one(forks, tmp_path):
     assert len(seen["processes"]) <= 4 and max(seen["processes"]) < 100, seen["processes"]
     assert seen["files_outside"] == [], seen["files_outside"]
     assert seen["jax_cache"] == str(workdir / ".jax-cache") and seen["sid"], seen
-    second, _, _ = _run(tmp_path / "b", [SELF], forks.socket)
+    second, applied, _ = _run(tmp_path / "b", [SELF], zygotes.take().socket)
+    assert applied["zygote"] == "joined", applied
     assert _seen(second)["random"] != seen["random"]
+    assert len({seen["hash"], _seen(second)["hash"], _seen(plain)["hash"]}) == 3, (seen, _seen(second))
 
 
 #: A program both kernels compile, and how many of its compilations came from the JAX cache.
@@ -139,15 +167,16 @@ print(json.dumps(seen))
 
 
 @pytest.mark.parametrize("how", ["forked", "started"])
-def test_a_sealed_cache_gives_a_kernel_the_entries_of_its_own_programs_and_no_list(forks, tmp_path, how):
+def test_a_sealed_cache_gives_a_kernel_the_entries_of_its_own_programs_and_no_list(zygotes, tmp_path, how):
     """The reference run's JAX cache, sealed into a submission's folder (`worker.seal_folder`): does the
     kernel load from it the programs it compiles itself, and can it not list it (there, or through the
     grader's copy it was seeded from), change its mode, or remove, rename or overwrite an entry, while
     it may still add its own? Only where the grader is root: the kernel is then another user."""
     if os.geteuid() != 0:
         pytest.skip("the grader seals a folder only as root (worker.can_seal)")
-    socket = forks.socket if how == "forked" else None
+    socket = zygotes.take().socket if how == "forked" else None
     reference, _, reference_dir = _run(tmp_path / "ref", [COMPILE], socket, private=False)
+    socket = zygotes.take().socket if how == "forked" else None
     made = sorted(p.name for p in (reference_dir / ".jax-cache").iterdir() if p.name.endswith("-cache"))
     assert made and "hits: 0" in reference.nb.cells[0].outputs[0]["text"], reference.nb.cells[0].outputs
     probe = PROBE_SEALED.replace("NAMES", repr(made)).replace("SEED", repr(sandbox.SEED))
@@ -248,7 +277,8 @@ def _state(pid: int) -> str:
 
 
 def test_a_forked_kernel_does_not_outlive_the_process_that_launched_it(forks, tmp_path):
-    """If the grading process dies, does the kernel the zygote forked for it die too, leaving the zygote?"""
+    """If the grading process dies, does the kernel the zygote forked for it die too, and the zygote with it
+    (it gives one kernel, and ends when that one has)?"""
     workdir = tmp_path / "w"
     (workdir / ".kernel").mkdir(parents=True)
     os.chmod(workdir, 0o777)
@@ -277,7 +307,7 @@ def test_a_forked_kernel_does_not_outlive_the_process_that_launched_it(forks, tm
         time.sleep(0.1)
     else:
         raise AssertionError("the forked kernel outlived its launcher's parent")
-    assert forks.alive()
+    forks.process.wait(timeout=30)
 
 
 def _ask(forks, request: dict) -> str:
@@ -290,7 +320,7 @@ def _ask(forks, request: dict) -> str:
         return conn.makefile().readline().strip()
 
 
-def test_a_zygote_never_forks_a_kernel_outside_a_sandbox(forks, tmp_path):
+def test_a_zygote_never_forks_a_kernel_outside_a_sandbox(zygotes, tmp_path):
     """Asked for a kernel in a process that is not a sandbox (the grader's own namespaces), or in one
     whose namespaces are not those bubblewrap named (its number reused by another process), does the
     joiner refuse, forking nothing?"""
@@ -299,13 +329,13 @@ def test_a_zygote_never_forks_a_kernel_outside_a_sandbox(forks, tmp_path):
     base = {"env": sandbox.kernel_env(workdir), "cgroups": [], "workdir": str(workdir), "seed": None, "uid": None,
             "gid": None, "rlimits": {}, "argv": ["-f", str(tmp_path / "c.json")]}
     mine = {k: os.stat(f"/proc/self/ns/{k}").st_ino for k in ("mnt", "pid")}
-    answer = _ask(forks, {**base, "pid": os.getpid(), "namespaces": mine})
+    answer = _ask(zygotes.take(), {**base, "pid": os.getpid(), "namespaces": mine})
     assert answer.startswith("failed") and "namespaces were not found" in answer, answer
     other = subprocess.Popen(["bwrap", "--unshare-pid", "--dev-bind", "/", "/", "--", "sleep", "30"])
     try:
         time.sleep(0.5)
         target = int(Path(f"/proc/{other.pid}/task/{other.pid}/children").read_text().split()[0])
-        answer = _ask(forks, {**base, "pid": target, "namespaces": {"mnt": 1, "pid": 2}})
+        answer = _ask(zygotes.take(), {**base, "pid": target, "namespaces": {"mnt": 1, "pid": 2}})
         assert answer.startswith("failed") and "no longer the sandbox's" in answer, answer
     finally:
         other.kill()

@@ -291,16 +291,16 @@ def job_process_setup() -> None:
 
 def serve(stdin=sys.stdin, stdout=sys.stdout) -> int:
     """Fork one process per job line ({"job", "result", "log"} paths, and the job's "scratch" folder
-    when the caller made one); answer {"exit": status}. For sandboxed jobs, a zygote (started with the
-    first) forks each kernel with JAX and ipykernel imported (`grader.autograde.zygote`)."""
+    when the caller made one); answer {"exit": status}. For sandboxed jobs, a zygote forks each kernel with
+    JAX and ipykernel imported (`grader.autograde.zygote`): one per kernel, started with its job."""
     for line in stdin:
         paths = json.loads(line)
         try:
             sandboxed = json.loads(Path(paths["job"]).read_text()).get("sandboxed", False)
         except (OSError, ValueError, AttributeError):
             sandboxed = False  # the job's own process says what is wrong with its file
-        if sandboxed:
-            zygote.shared()  # started once (and again if it died); the job's process inherits it
+        if sandboxed:  # a zygote that has given no kernel yet, importing while the job prepares; the job inherits it
+            zygote.shared()
         pid = os.fork()
         if pid == 0:  # the job's own process: nothing of it reaches the worker's pipes
             code = 1

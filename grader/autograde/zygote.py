@@ -1,10 +1,14 @@
-"""A kernel zygote: JAX and ipykernel imported once per grading worker, a kernel forked per submission.
+"""A kernel zygote: JAX and ipykernel imported before a submission's kernel is asked for, then forked into it.
 
 Every grading kernel imports the same libraries before its first cell does anything of its own:
 ipykernel (about 0.3 s of CPU) and JAX (about 0.7 s). A zygote is a process that has imported both
-and never runs a submission's code. For each sandboxed kernel it forks a *joiner*, which moves into
-the kernel's bubblewrap sandbox, started as usual by the launcher (`launch.py`), and forks the
-kernel there:
+and never runs a submission's code. Each zygote gives one kernel: a forked process keeps the string
+hash seed its parent drew when it started (PYTHONHASHSEED cannot change after that), so a zygote that
+forked many kernels would give them all one seed. A grading worker starts a job's zygote as the job
+starts: it listens at once and imports while the job prepares the notebook and bubblewrap builds the
+sandbox (a kernel asked for before the imports are done waits for them). For its kernel a zygote forks
+a *joiner*, which moves into the kernel's bubblewrap sandbox, started as usual by the launcher
+(`launch.py`), and forks the kernel there:
 
 1. The joiner joins the kernel's cgroups, then the sandbox's namespaces (user, if it has one, then
    mount, PID, network, IPC, UTS and cgroup), through `/proc/PID/ns` of the sandbox's first
@@ -31,7 +35,6 @@ import ctypes
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -60,8 +63,14 @@ SYS_CAPSET = 126  # x86-64
 # ---- the zygote --------------------------------------------------------------------------------
 
 def serve(path: str) -> None:
-    """Import what every kernel imports, then fork a joiner for each connection to `path`."""
+    """Listen at `path`, import what every kernel imports, then fork a joiner for the first connection, and
+    end when it ends. The socket goes at that first connection: a later one is refused (the launcher then
+    starts its kernel the usual way), and its owner sees that this zygote has been used (`Zygote.fresh`)."""
     global _LAUNCH
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(1)  # a launcher may connect now; it is answered once the imports are done
+    print("listening", flush=True)
     _LAUNCH = _launcher()
     sys.modules["debugpy"] = None  # as `kernel.KERNEL_MAIN`: no debugger in a grading kernel
     before = dict(os.environ)
@@ -72,32 +81,19 @@ def serve(path: str) -> None:
     # What the imports put in the environment (JAX sets a few defaults), for each kernel's own.
     _IMPORTED_ENV.update({k: v for k, v in os.environ.items() if before.get(k) != v})
     baseline = {k: v for k, v in os.environ.items() if k.startswith(("JAX_", "XLA_"))}
-    signal.signal(signal.SIGCHLD, _reap)  # each joiner, as soon as its kernel has ended
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen(8)
     print("ready", flush=True)
-    while True:
-        conn, _ = listener.accept()
-        pid = os.fork()
-        if pid == 0:
-            code = 70
-            try:
-                os.close(listener.detach())
-                code = _join(conn, baseline)
-            finally:
-                os._exit(code)
-        conn.close()
-
-
-def _reap(*_) -> None:
-    while True:
+    conn, _ = listener.accept()
+    os.unlink(path)
+    listener.close()
+    pid = os.fork()
+    if pid == 0:
+        code = 70
         try:
-            done, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if done == 0:
-            return
+            code = _join(conn, baseline)
+        finally:
+            os._exit(code)
+    conn.close()
+    os.waitpid(pid, 0)  # the joiner ends when its kernel has ended
 
 
 _LAUNCH = None  # launch.py, as the zygote loaded it
@@ -123,7 +119,6 @@ def _say(conn: socket.socket, line: str) -> None:
 
 def _join(conn: socket.socket, baseline: dict[str, str]) -> int:
     """The joiner: read the request, enter the sandbox, fork the kernel, report how it ended."""
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     try:
         data = b""
         while not data.endswith(b"\n"):
@@ -265,6 +260,17 @@ class Zygote:
     def __init__(self, process: subprocess.Popen, folder: Path):
         self.process, self.folder, self.owner = process, folder, os.getpid()
         self.socket = folder / "zygote.sock"
+        self._ready: bool | None = None
+
+    def ready(self) -> bool:
+        """Has it imported what a kernel imports? Waits for it (its owner only)."""
+        if self._ready is None:
+            self._ready = os.getpid() == self.owner and self.process.stdout.readline().strip() == "ready"
+        return self._ready
+
+    def fresh(self) -> bool:
+        """Can it still give a kernel: is it running, and has no launcher asked it for one yet?"""
+        return self.alive() and self.socket.exists()
 
     def alive(self) -> bool:
         if os.getpid() == self.owner:
@@ -275,17 +281,31 @@ class Zygote:
             return False
 
     def stop(self) -> None:
+        """End it (its owner only). One that gave its kernel ends with it: it is given a moment to."""
         if os.getpid() != self.owner:
             return
+        if self.process.poll() is None and not self.socket.exists():
+            try:
+                self.process.wait(timeout=STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+#: How long `Zygote.stop` waits for a zygote that gave its kernel to end on its own: it waits for its joiner,
+#: which ends with the kernel (a killed zygote would leave the joiner to the system to reap).
+STOP_SECONDS = 2.0
+
+
 def start() -> Zygote | None:
-    """Start a zygote with a kernel's environment (no per-kernel paths); None if it did not start
-    (the kernels then start the usual way)."""
+    """Start a zygote with a kernel's environment (no per-kernel paths), and its own string hash seed; None
+    if it did not start (the kernels then start the usual way). It is returned once it listens, still
+    importing (`Zygote.ready` waits for that): a kernel asked for meanwhile waits for its imports."""
     from grader.autograde import sandbox
     from grader.autograde.launch import die_with_parent
 
@@ -301,7 +321,7 @@ def start() -> Zygote | None:
         shutil.rmtree(folder, ignore_errors=True)
         return None
     zygote = Zygote(process, folder)
-    if process.stdout.readline().strip() != "ready":  # nothing, if it died on the way
+    if process.stdout.readline().strip() != "listening":  # nothing, if it died on the way
         zygote.stop()
         return None
     return zygote
@@ -323,10 +343,10 @@ _SHARED: Zygote | None = None
 
 
 def shared(*, start_one: bool = True) -> Zygote | None:
-    """This process's zygote (or the one of the process it was forked from), started on first use and
-    again if it died, unless `start_one` is false; None when there is none."""
+    """This process's zygote for the next kernel (or the one of the process it was forked from): one that has
+    given no kernel yet, started now if there is none (unless `start_one` is false); None when there is none."""
     global _SHARED
-    if _SHARED is not None and not _SHARED.alive():
+    if _SHARED is not None and not _SHARED.fresh():
         _SHARED.stop()
         _SHARED = None
     if _SHARED is None and start_one:
