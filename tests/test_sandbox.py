@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from grader.autograde import sandbox
@@ -220,3 +221,86 @@ def test_cgroups_left_by_a_killed_job_are_swept(tmp_path):
         assert all(folder.exists() for folder in live), live
     finally:
         sandbox.remove_cgroups(left + live)
+
+
+#: Every folder a kernel can add a file to, with its filesystem's type and size: each writable mount is walked
+#: (not into other mounts), and a folder counts when an unnamed file can be made in it.
+WRITABLE = r"""
+import errno, json, os
+mounts = []
+for line in open('/proc/self/mountinfo'):
+    fields = line.split()
+    mounts.append((fields[4], fields[5].split(',')[0], fields[fields.index('-') + 1]))
+found = {}
+for point, mode, kind in mounts:
+    if mode != 'rw' or kind in ('proc', 'sysfs') or not os.path.isdir(point):
+        continue
+    device = os.stat(point).st_dev
+    for top, folders, _ in os.walk(point):
+        folders[:] = [f for f in folders if os.lstat(os.path.join(top, f)).st_dev == device]
+        try:
+            os.close(os.open(top, os.O_TMPFILE | os.O_WRONLY, 0o600))
+        except OSError as err:
+            if err.errno != errno.EOPNOTSUPP:
+                continue
+            try:  # a filesystem without unnamed files: a named one, removed at once
+                os.close(os.open(os.path.join(top, '.probe'), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+                os.unlink(os.path.join(top, '.probe'))
+            except OSError:
+                continue
+        size = os.statvfs(top)
+        found[top] = [kind, size.f_blocks * size.f_frsize]
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.slow
+def test_grader_check_in_a_class_bounds_every_place_its_kernel_can_write(tmp_path, monkeypatch):
+    """`grader check` in a class (no solutions/: the notebook's visible self-checks run in a kernel it starts
+    itself): is every folder that kernel can add a file to a tmpfs within the disk budget, its sockets folder
+    (`.kernel`) one of `sandbox.RUNTIME_BYTES`, while the self-check still passes?"""
+    from grader.autograde import kernel
+    from grader.check import score
+    from test_worker import ANSWER, CHAPTER, _notebook
+
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    budget = 24 << 20
+    course = tmp_path / "course"
+    (course / "notebooks" / CHAPTER).mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text(f"c = get_config()\nc.GradingLimits.disk_bytes = {budget}\n")
+    nb = _notebook(ANSWER)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(WRITABLE))
+    notebook = course / "notebooks" / CHAPTER / f"{CHAPTER}.ipynb"
+    nbformat.write(nb, notebook)
+    runs = []
+    real = kernel.run
+    monkeypatch.setattr(kernel, "run", lambda *args, **kwargs: runs.append(real(*args, **kwargs)) or runs[-1])
+    results = [r for r in score(notebook, root=course) if r.grade_id]
+    assert [(r.points, r.max_points, r.visible_only) for r in results] == [(1, 1, True)], results
+    (run,) = runs
+    found = json.loads("".join(out.get("text", "") for out in run.nb.cells[1].outputs).strip().splitlines()[-1])
+    workdir = next(folder for folder in found if folder.endswith("/w"))
+    assert {workdir, "/tmp", f"{workdir}/.kernel", "/dev/shm"} <= found.keys(), found
+    unbounded = {folder: seen for folder, seen in found.items() if seen[0] != "tmpfs" or seen[1] > budget}
+    assert not unbounded, unbounded
+    assert found[f"{workdir}/.kernel"][1] <= sandbox.RUNTIME_BYTES, found
+
+
+def test_a_launcher_that_cannot_bound_the_sockets_folder_says_why_and_stays_as_it_was(tmp_path):
+    """When the sockets folder cannot get its tmpfs (here it does not exist), does the launcher's attempt
+    say why, leave the grader's link alone and leave the launcher in the mount namespace it started in
+    (the attempt is made in a child first), so that the kernel can still start?"""
+    code = ("import json, os, sys\n"
+            f"sys.path.insert(0, {str(sandbox.LAUNCHER.parent)!r})\n"
+            "import launch\n"
+            "before = os.stat('/proc/self/ns/mnt').st_ino\n"
+            "why = launch.bound_runtime(sys.argv[1], sys.argv[2], 1 << 20, 64)\n"
+            "print(json.dumps([why, os.stat('/proc/self/ns/mnt').st_ino == before]))\n")
+    link = tmp_path / "sockets"
+    link.symlink_to(tmp_path / "elsewhere")
+    out = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(tmp_path / "missing"), str(link)],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    why, same = json.loads(out)
+    assert why == "no tmpfs could be mounted for it (No such file or directory)" and same, out
+    assert os.readlink(link) == str(tmp_path / "elsewhere")

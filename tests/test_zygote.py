@@ -20,6 +20,7 @@ import pytest
 
 from grader.autograde import kernel, sandbox, zygote
 from grader.autograde.worker import seal_folder
+from test_sandbox import WRITABLE
 
 pytestmark = pytest.mark.slow
 
@@ -199,6 +200,74 @@ def test_in_a_user_namespace_a_forked_kernel_gives_up_every_capability(forks, tm
     seen = _seen(result)
     assert seen["caps"] == ["0000000000000000"] * 4 and seen["bounding"] == "0000000000000000", seen
     assert seen["no_new_privs"] == "1", seen
+
+
+#: What a kernel gets when it asks for a new user namespace: util-linux's `unshare -Urm true`, Python's
+#: `os.unshare`, and the system call clone with CLONE_NEWUSER.
+USER_NAMESPACE = r"""
+import ctypes, json, os, platform, signal, subprocess
+tool = subprocess.run(['unshare', '-Urm', 'true'], capture_output=True, text=True)
+try:
+    os.unshare(os.CLONE_NEWUSER)
+    call = 'made'
+except OSError as err:
+    call = err.strerror
+libc = ctypes.CDLL(None, use_errno=True)
+child = libc.syscall({'x86_64': 56, 'aarch64': 220}[platform.machine()], 0x10000000 | signal.SIGCHLD, 0, 0, 0, 0)
+if child == 0:
+    os._exit(0)
+if child > 0:
+    os.waitpid(child, 0)
+print(json.dumps({'tool': [tool.returncode, tool.stderr.strip()], 'unshare': call,
+                  'clone': 'made' if child > 0 else os.strerror(ctypes.get_errno())}))
+"""
+
+#: The ways a kernel is graded: forked by a zygote or started by bubblewrap; as `nobody` by a grader that is
+#: root, or in the sandbox's user namespace by one that is not (`sandbox.runs_as_root` stands in for it).
+START_PATHS = [pytest.param(how, as_root, id=f"{how}, {'as root' if as_root else 'in a user namespace'}")
+               for how in ("forked", "started") for as_root in (True, False)]
+
+
+def _start(zygotes, how: str, as_root: bool, monkeypatch):
+    if as_root and os.geteuid() != 0:
+        pytest.skip("the kernel runs as nobody only when the grader is root")
+    monkeypatch.setattr(sandbox, "runs_as_root", lambda: as_root)
+    return zygotes.take().socket if how == "forked" else None
+
+
+@pytest.mark.parametrize("how, as_root", START_PATHS)
+def test_every_place_a_kernel_can_write_is_a_tmpfs_of_bounded_size(zygotes, tmp_path, monkeypatch, how, as_root):
+    """Is every folder a kernel can add a file to on a tmpfs no larger than its disk budget: its own folder,
+    /tmp, and its sockets folder (`.kernel`, a tmpfs of `sandbox.RUNTIME_BYTES`), none on the grader's disk
+    (where one submission filled it beside others), and neither the sandbox's root nor /dev (a tmpfs of no
+    set size, which a kernel in a user namespace owns)?"""
+    socket = _start(zygotes, how, as_root, monkeypatch)
+    budget = 24 << 20
+    result, applied, workdir = _run(tmp_path, [WRITABLE], socket, disk_bytes=budget)
+    if socket:
+        assert applied["zygote"] == "joined", applied
+    found = _seen(result)
+    assert {str(workdir), "/tmp", str(workdir / ".kernel"), "/dev/shm"} <= found.keys(), found
+    unbounded = {folder: seen for folder, seen in found.items() if seen[0] != "tmpfs" or seen[1] > budget}
+    assert not unbounded, unbounded
+    assert found[str(workdir / ".kernel")][1] <= sandbox.RUNTIME_BYTES, found
+    assert result.applied["folder_limited"] and result.applied["runtime"] is None, result.applied
+
+
+@pytest.mark.parametrize("how, as_root", START_PATHS)
+def test_a_kernel_cannot_make_a_user_namespace(zygotes, tmp_path, monkeypatch, how, as_root):
+    """In a user namespace of its own a kernel holds every capability: it could mount a tmpfs of any size and
+    write past its disk budget. Is every way to make one refused (`unshare -Urm true`, `os.unshare`, clone with
+    CLONE_NEWUSER), while the kernel still starts processes and threads (the tool ran; JAX computes)?"""
+    socket = _start(zygotes, how, as_root, monkeypatch)
+    cells = [USER_NAMESPACE, "import jax, jax.numpy as jnp\nprint(jax.jit(lambda x: x * 2)(jnp.arange(3.0)).tolist())"]
+    result, applied, _ = _run(tmp_path, cells, socket)
+    if socket:
+        assert applied["zygote"] == "joined", applied
+    refused = "Operation not permitted"
+    assert _seen(result) == {"tool": [1, f"unshare: unshare failed: {refused}"], "unshare": refused,
+                             "clone": refused}, _seen(result)
+    assert result.nb.cells[1].outputs[0]["text"] == "[0.0, 2.0, 4.0]\n", result.nb.cells[1].outputs
 
 
 @pytest.mark.parametrize("cell, reason", [

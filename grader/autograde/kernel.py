@@ -173,6 +173,21 @@ async def wait_until_ready(kc, timeout: float) -> None:
             raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
 
 
+class _SocketsManager(AsyncKernelManager):
+    """jupyter_client's kernel manager, for a kernel whose sockets folder the grader sees elsewhere than the
+    kernel does: the connection file names `kernel_ip` (the kernel's sockets, as the kernel sees them), while
+    the grader connects through `ip` (`sandbox.RUNTIME_LINK`, where the launcher points it)."""
+
+    kernel_ip = ""
+
+    def write_connection_file(self, **kwargs) -> None:
+        ip, self.ip = self.ip, self.kernel_ip or self.ip
+        try:
+            super().write_connection_file(**kwargs)
+        finally:
+            self.ip = ip
+
+
 class _ReadyClient(AsyncKernelClient):
     """jupyter_client's kernel client, waiting for its kernel as `wait_until_ready` does."""
 
@@ -214,14 +229,22 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     config = control / "launch.json"
     runtime = workdir / ".kernel"  # the kernel's sockets and connection file
     runtime.mkdir(exist_ok=True)
+    # The grader reaches the sockets folder through this link: the launcher of a sandboxed kernel points it at
+    # the small tmpfs it mounts there for the kernel (`launch.bound_runtime`), in a namespace of its own.
+    link = control / sandbox.RUNTIME_LINK
+    link.unlink(missing_ok=True)
+    link.symlink_to(runtime)
     cgroups = sandbox.make_cgroups(f"jbj-{os.getpid()}-{time.monotonic_ns()}", limits)
     sandbox.write_launch_config(config, workdir=workdir, limits=limits, sandboxed=sandboxed, cgroups=cgroups,
                                 record=record, private=private, zygote=zygote)
     ksm = KernelSpecManager(kernel_dirs=[str(_kernel_spec_dir(control, config))])
-    km = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ksm, transport="ipc",
-                            client_factory=_ReadyClient)
-    km.ip = str(runtime / "s")
+    km = _SocketsManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ksm, transport="ipc",
+                         client_factory=_ReadyClient)
+    km.ip, km.kernel_ip = str(link / "s"), str(runtime / "s")
     km.connection_file = str(runtime / "connection.json")
+    # The sockets folder, opened once the kernel runs: it stays readable after the kernel and its launcher are
+    # gone (the progress note of a kernel that died is read there).
+    sockets: list[int] = []
 
     client = _LimitedClient(nb, km=km, timeout=int(limits.cell_seconds), interrupt_on_timeout=True,
                             allow_errors=True, record_timing=False, iopub_timeout=10,
@@ -233,6 +256,11 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     started = time.monotonic()
 
     def on_cell_execute(cell, cell_index):
+        if not sockets:
+            try:
+                sockets.append(os.open(link, os.O_PATH | os.O_DIRECTORY))
+            except OSError:
+                pass  # no progress note can be read then
         hook = hooks.pop(cell_index, None)
         if hook is not None:
             try:
@@ -250,7 +278,9 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     def take_progress(cell_index: int) -> None:
         """The checks' note of where they were when cell `cell_index` stopped, removed once read (a later cell
         that stops outside any exercise then finds none)."""
-        note = runtime / sandbox.PROGRESS_FILE
+        if not sockets:
+            return
+        note = Path(f"/proc/self/fd/{sockets[0]}") / sandbox.PROGRESS_FILE
         said = read_progress(note)
         if said:
             result.progress[cell_index] = said
@@ -304,6 +334,8 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
                                 "(a fork or thread storm); what it tried to start beyond that failed")
         result.applied = sandbox.read_applied(config, cgroups, sandboxed, limits, private)
         sandbox.remove_cgroups(cgroups)
+        for fd in sockets:
+            os.close(fd)
     if client.flooded:
         result.notes.append(f"the notebook sent more than {limits.output_bytes} bytes of output in all; "
                             "the rest was dropped")

@@ -3,7 +3,10 @@
 The kernel of a submission sees a filesystem made of read-only system folders, the few files of
 /etc a program needs (no /etc/shadow), the Python installation, the course's `grader` package
 and `cpp/` headers, a private /tmp and one writable folder: its own copy of the submission, both
-of a limited size. No network (it talks to the grader over Unix sockets), its own process tree.
+of a limited size, and in it the folder of its sockets, a small tmpfs of its own (`launch.bound_runtime`).
+Nothing else is writable, and nothing it writes reaches the grader's disk. It cannot make a user
+namespace (`launch.refuse_user_namespaces`), in which it would hold the capabilities to mount more.
+No network (it talks to the grader over Unix sockets), its own process tree.
 When the grader runs as root, the kernel does not: bubblewrap builds the sandbox as root, then
 the kernel drops to an unprivileged user (nobody) with no capabilities before it starts, so a
 file only root may read stays unreadable, wherever it is. Limits: address space, CPU seconds,
@@ -140,15 +143,30 @@ SEED = "/tmp/.submission"
 
 #: Run inside the sandbox before the kernel: `python -I -S -c KERNEL_START SEED UID GID ARGV...`.
 #: `launch.enter_folder` with SEED (the kernel's folder is then a private copy) and UID and GID (the
-#: grader is root), each "-" when not given; then start the kernel.
+#: grader is root), each "-" when not given; then refuse new user namespaces and start the kernel.
 KERNEL_START = (
     "import os, sys\n"
     f"sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
     "import launch\n"
     "seed, uid, gid = (None if a == '-' else a for a in sys.argv[1:4])\n"
     "launch.enter_folder(seed, uid and int(uid), gid and int(gid))\n"
+    "launch.refuse_user_namespaces()\n"
     "os.execv(sys.argv[4], sys.argv[4:])\n"
 )
+
+#: The kernel's sockets folder (`.kernel` in its folder: its sockets, the connection file, the checks'
+#: progress note) is a tmpfs of this many bytes and files (`launch.bound_runtime`).
+RUNTIME_BYTES, RUNTIME_FILES = 1 << 20, 64
+
+
+def shm_bytes(limits: Limits) -> int:
+    """The size of a kernel's /dev/shm: 64 MiB (what Docker gives a container), or its disk budget if smaller."""
+    return min(64 << 20, limits.disk_bytes)
+
+
+#: The name, in the grader's settings folder of a kernel, of the link through which the grader reaches
+#: the kernel's sockets folder (`launch.bound_runtime`).
+RUNTIME_LINK = "sockets"
 
 
 def bwrap_argv(workdir: Path, env: dict[str, str], *, limits: "Limits | None" = None,
@@ -160,7 +178,9 @@ def bwrap_argv(workdir: Path, env: dict[str, str], *, limits: "Limits | None" = 
     With `private`, the kernel's folder is a tmpfs of `limits.disk_bytes` holding a copy of
     `workdir` (its `.kernel` sockets folder is bound in): what the kernel writes there never
     reaches the grader's disk. Without it, `workdir` itself is bound, and the grader sees what
-    the kernel wrote (the reference run, whose caches later kernels start from)."""
+    the kernel wrote (the reference run, whose caches later kernels start from). The sandbox's own
+    root and /dev are made read-only last (/dev/shm is a small tmpfs of its own): a kernel that owns
+    them (without root, in a user namespace) could otherwise fill them, as they have no size limit."""
     limits = limits or Limits()
     as_root = runs_as_root() if as_root is None else as_root
     argv = ["bwrap", "--die-with-parent", "--new-session"]
@@ -176,20 +196,21 @@ def bwrap_argv(workdir: Path, env: dict[str, str], *, limits: "Limits | None" = 
     argv += _system_binds()
     for path in readonly:
         argv += ["--ro-bind", str(path), str(path)]
-    argv += ["--proc", "/proc", "--dev", "/dev"]
+    # /dev/shm (POSIX shared memory and semaphores: Python's multiprocessing) is a tmpfs of its own, bounded.
+    argv += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", str(shm_bytes(limits)), "--tmpfs", "/dev/shm"]
     if private:
         argv += ["--size", str(limits.disk_bytes), "--tmpfs", str(workdir), "--ro-bind", str(workdir), SEED]
         if (workdir / ".kernel").is_dir():
             argv += ["--bind", str(workdir / ".kernel"), str(workdir / ".kernel")]
     else:
         argv += ["--bind", str(workdir), str(workdir)]
+    argv += ["--remount-ro", "/", "--remount-ro", "/dev"]
     argv += ["--chdir", str(workdir), "--clearenv"]
     for key, value in env.items():
         argv += ["--setenv", key, value]
-    argv += ["--"]
-    if private or as_root:
-        argv += [sys.executable, "-I", "-S", "-c", KERNEL_START, SEED if private else "-",
-                 str(KERNEL_UID) if as_root else "-", str(KERNEL_GID) if as_root else "-"]
+    argv += ["--", sys.executable, "-I", "-S", "-c", KERNEL_START, SEED if private else "-",
+             str(KERNEL_UID) if as_root else "-", str(KERNEL_GID) if as_root else "-"]
     return argv
 
 
@@ -445,13 +466,18 @@ def write_launch_config(path: Path, *, workdir: Path, limits: Limits, sandboxed:
                         cgroups: list[Path], record: bool = True, private: bool = False,
                         zygote: Path | None = None) -> None:
     """Everything `launch.py` needs, worked out here so that it needs nothing else. With `zygote` (its
-    socket) and a sandbox, the launcher asks that zygote for the kernel (`grader.autograde.zygote`)."""
+    socket) and a sandbox, the launcher asks that zygote for the kernel (`grader.autograde.zygote`). With a
+    sandbox, the launcher puts the kernel's sockets folder on a tmpfs of its own, which the grader reaches
+    through the link `RUNTIME_LINK` beside `path` (`launch.bound_runtime`)."""
     env = kernel_env(workdir, record=record)
     config = {
         "workdir": str(workdir), "env": env, "prefix": bwrap_argv(workdir, env, limits=limits, private=private) if sandboxed else [],
         "cgroups": [str(c) for c in cgroups], "memory_bytes": limits.memory_bytes,
         "cpu_seconds": limits.cpu_seconds, "file_bytes": limits.file_bytes,
         "applied": str(applied_path(path))}
+    if sandboxed:
+        config["runtime"] = {"folder": str(workdir / ".kernel"), "link": str(Path(path).parent / RUNTIME_LINK),
+                             "bytes": RUNTIME_BYTES, "inodes": RUNTIME_FILES}
     if sandboxed and zygote is not None:
         as_root = runs_as_root()
         config["zygote"] = {"socket": str(zygote), "request": {
@@ -480,7 +506,11 @@ def read_applied(config: Path, cgroups: list[Path], sandboxed: bool, limits: Lim
             "cgroup": sorted({name for folder in joined for name in controllers(folder)}),
             # The CPU share as the kernel's cgroup holds it, not as asked for (None: no share applied).
             "cpu_cores": next((share for folder in joined if (share := cpu_share(folder)) is not None), None),
-            "disk": limits.disk_bytes if sandboxed else None, "folder_limited": sandboxed and private,
+            "disk": limits.disk_bytes if sandboxed else None,
+            # Its own folder a private tmpfs, and its sockets folder a tmpfs too: nothing it wrote reached the disk.
+            "folder_limited": sandboxed and private and launched.get("runtime") == "bounded",
+            # Why its sockets folder stayed on the grader's disk, when it did.
+            "runtime": None if not sandboxed or launched.get("runtime") == "bounded" else launched.get("runtime"),
             # Forked by a zygote (`grader.autograde.zygote`), or why not, when one was asked.
             "forked": launched.get("zygote") == "joined",
             "not_forked": None if launched.get("zygote") in (None, "joined") else launched["zygote"]}

@@ -16,8 +16,9 @@ a *joiner*, which moves into the kernel's bubblewrap sandbox, started as usual b
 2. The kernel, forked by the joiner, is born in the sandbox's PID namespace. It does what
    `sandbox.KERNEL_START` does for a kernel that bubblewrap starts: it copies the submission into
    its private folder, drops to the kernel's user (nobody, when the grader is root) or, in a user
-   namespace, drops every capability; then it takes no new privileges, sets its rlimits, closes
-   every file it inherited, takes the kernel's environment, and runs ipykernel.
+   namespace, drops every capability; then it takes no new privileges, refuses new user namespaces
+   (`launch.refuse_user_namespaces`), sets its rlimits, closes every file it inherited, takes the
+   kernel's environment, and runs ipykernel.
 3. The joiner waits for the kernel and tells the launcher how it ended; the launcher ends the same
    way, so the grader reads a kernel's death as it reads one that bubblewrap started.
 
@@ -210,6 +211,7 @@ def _become_kernel(conn: socket.socket, request: dict) -> None:
         _drop_capabilities(libc)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "could not set no_new_privs")
+    _LAUNCH.refuse_user_namespaces()  # as `sandbox.KERNEL_START` does for a kernel that bubblewrap starts
     if int(Path("/proc/self/status").read_text().split("CapEff:")[1].split()[0], 16) != 0:
         raise RuntimeError("the kernel still holds capabilities")
     if os.getuid() == 0 and Path("/proc/self/uid_map").read_text().split() == ["0", "0", "4294967295"]:
