@@ -8,6 +8,8 @@ one runs on that same worker.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import resource
 import subprocess
@@ -167,6 +169,111 @@ def test_kernels_forked_on_one_worker_have_their_own_string_hash_seeds(batch):
         printed = "".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
         hashes += re.findall(r"hash: (-?\d+)", printed)
     assert len(hashes) == 2 and hashes[0] != hashes[1], hashes
+
+
+#: An answer that also fills its kernel's sockets folder (`.kernel`, where its kernel binds its sockets and the
+#: checks note their progress) as far as it can, up to 1 GiB, then holds what it wrote while the submissions
+#: beside it grade.
+FILLER = ANSWER + """
+import os, time
+written = 0
+try:
+    for n in range(64):
+        with open(os.path.join('.kernel', f'fill-{n}'), 'wb') as f:
+            for _ in range(16):
+                f.write(b'x' * (1 << 20))
+                written += 1 << 20
+except OSError:
+    pass
+print('wrote', written >> 20, 'MiB')
+time.sleep(10)
+"""
+
+
+def _filler(path: Path) -> None:
+    nbformat.write(_notebook(FILLER), path)
+
+
+def _verbose(path: Path) -> None:
+    """A right answer that prints 900 kB, under the output limit: its executed notebook is as large."""
+    nbformat.write(_notebook(ANSWER + "print('x' * 900_000)\n"), path)
+
+
+#: How each grading on a small filesystem is set up: its size, the submissions, how many workers, and which of
+#: the grader's folders are on it ("all": the course, the jobs' files and the kernels' scratch folders;
+#: "jobs": only the jobs' files, which hold each executed notebook until it is kept).
+SMALL_DISKS = {"filler": ("300m", {"filler": _filler, "first": _fine, "second": _fine, "third": _fine}, 2, "all"),
+               "verbose": ("512k", {"verbose": _verbose}, 1, "jobs")}
+
+#: Run by root in a mount namespace of its own (`unshare -m`), so that the small filesystem is seen by nothing else.
+ON_A_SMALL_DISK = """
+import json, subprocess, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import test_worker as here
+tmp, name = Path(sys.argv[2]), sys.argv[3]
+size, submissions, workers, where = here.SMALL_DISKS[name]
+small = tmp / "small"
+small.mkdir()
+subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(small)], check=True)
+base = small if where == "all" else tmp / "big"
+rows, _ = here._grade(base, submissions, workers=workers, jobs_folder=small / "jobs",
+                      scratch=small if where == "all" else None)
+seen = {}
+for student, row in rows.items():
+    path = base / "course" / "autograded" / student / here.CHAPTER / f"{here.CHAPTER}.ipynb"
+    kept, printed = "none", ""
+    if path.exists():
+        try:
+            nb = here.nbformat.read(path, as_version=4)
+            here.nbformat.validate(nb)
+            kept = "whole"
+            printed = "".join(out.get("text", "") for cell in nb.cells for out in cell.get("outputs", []))
+        except Exception as err:
+            kept = f"broken ({type(err).__name__}, {path.stat().st_size} bytes)"
+    seen[student] = [row.status, row.score, kept, printed]
+print(json.dumps(seen))
+"""
+
+
+def _grade_on_a_small_disk(tmp_path: Path, name: str) -> dict:
+    """The rows (status, score, whether its executed notebook was kept whole, and its printed text) of
+    `SMALL_DISKS[name]`, graded with the grader's folders on a small tmpfs."""
+    if os.geteuid() != 0:
+        pytest.skip("a small filesystem for the grader's folders is mounted for this test, which needs root "
+                    "(CI runs as root)")
+    if not sandbox.probe().sandboxed:
+        pytest.fail(f"no sandbox on this machine: {sandbox.probe().reason}")
+    proc = subprocess.run(["unshare", "--mount", "--propagation", "private", sys.executable, "-c", ON_A_SMALL_DISK,
+                           str(Path(__file__).parent), str(tmp_path), name],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow  # kernels run; one holds the disk for 10 s
+def test_a_submission_filling_its_sockets_folder_costs_the_others_nothing(tmp_path):
+    """With the grader's folders (course, jobs, kernels' scratch) on a 300 MB filesystem, one submission writes
+    all it can into its kernel's sockets folder and holds it while three right answers grade beside it: does
+    its kernel stop at the folder's small bound, and does every right answer end graded with its full score
+    and its executed notebook kept whole?"""
+    rows = _grade_on_a_small_disk(tmp_path, "filler")
+    for student in ("first", "second", "third"):
+        assert rows[student][:3] == ["graded", 1, "whole"], rows
+    status, score, kept, printed = rows["filler"]
+    assert (status, score, kept) == ("graded", 1, "whole"), rows["filler"]
+    assert int(re.search(r"wrote (\d+) MiB", printed)[1]) <= sandbox.RUNTIME_BYTES >> 20, printed
+
+
+@pytest.mark.slow  # kernels run
+def test_a_full_disk_on_the_graders_side_fails_the_job_as_the_graders_and_leaves_nothing_half_written(tmp_path):
+    """When the grader's own disk has no room for a submission's executed notebook (here 900 kB on a 512 kB
+    filesystem for the jobs' files), does that row fail saying the grader's disk was full, through no fault
+    of the submission's own, with no executed notebook kept rather than a truncated one?"""
+    rows = _grade_on_a_small_disk(tmp_path, "verbose")
+    status, score, kept, _ = rows["verbose"]
+    assert status.startswith("failed: the grader's disk was full (No space left on device)"), status
+    assert "through no fault of its own" in status and score is None and kept == "none", rows
 
 
 LIMITS_SEEN = """

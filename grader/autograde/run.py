@@ -16,6 +16,7 @@ reference's) can reach another job's files.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -263,6 +264,10 @@ def read_result(result_path: Path, status: int | str, log_path: Path) -> KernelR
         return run_from(data)
     if isinstance(status, str):
         return KernelRun.failed(status)
+    if status == DISK_FULL_STATUS:
+        from grader.autograde.worker import disk_full
+
+        return KernelRun.failed(disk_full(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))))
     log = log_path.read_text(errors="replace") if log_path.exists() else ""
     lines = log.strip().splitlines() or ["no message"]
     how = next((words for line in lines[-5:] for sign, words in OUT_OF_MEMORY_SIGNS.items() if sign in line), None)
@@ -284,6 +289,10 @@ def run_from(data) -> KernelRun:
         return KernelRun.failed(f"the grading process returned a result the grader cannot read ({err}); "
                                 "is its grading code the same as this one's?")
 
+
+#: The exit status of a grading process that could not write its result for a full disk (`worker.DISK_FULL_STATUS`,
+#: not imported from there: the worker module brings the notebook libraries with it).
+DISK_FULL_STATUS = 75
 
 #: The last words of a grading process that died of its address-space cap without writing a
 #: result, and what the reason calls them: Python's MemoryError (raised again while the result
@@ -395,8 +404,12 @@ def store_reference(path: Path, records: dict) -> None:
     """Write a chapter's reference records (by test cell's grade_id) to `path`, whole or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp_file = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp_file.write_text(json.dumps(records))
-    os.replace(tmp_file, path)
+    try:
+        tmp_file.write_text(json.dumps(records))
+        os.replace(tmp_file, path)
+    except BaseException:
+        tmp_file.unlink(missing_ok=True)
+        raise
 
 
 @dataclass(frozen=True)
@@ -455,9 +468,8 @@ class LocalRunner:
         try:
             run = run_job(self.course, task.job, folder, task.limits, self.sandboxed,
                           [] if task.job.reference else self.known, self.workers, task.warm, task.publish)
-        except Exception as err:  # a bug of ours: this job fails, saying so, and the rest go on
-            run = KernelRun.failed(f"the grader failed on this submission ({type(err).__name__}: {str(err)[:300]})",
-                                   traceback.format_exc()[-4000:])
+        except Exception as err:  # a bug of ours, or a full disk: this job fails, saying so, and the rest go on
+            run = KernelRun.failed(_grader_failure(err), traceback.format_exc()[-4000:])
         executed = folder / EXECUTED
         return Graded(run, executed if executed.is_file() else None)
 
@@ -522,18 +534,43 @@ def run_jobs(course: Path, jobs: list[Job], runner, limits: sandbox.Limits, cach
             continue
         runs[task.job.key] = graded.run
         if autograded is not None and graded.executed is not None:
-            keep_executed(graded.executed, autograded / task.job.student / chapter / f"{chapter}.ipynb")
+            try:
+                keep_executed(graded.executed, autograded / task.job.student / chapter / f"{chapter}.ipynb")
+            except OSError as err:  # a full disk, say: the row says so, and no notebook is left half written
+                runs[task.job.key] = KernelRun.failed(_grader_failure(err, "keeping its executed notebook"),
+                                                      traceback.format_exc()[-4000:])
         step(task.label)
     return runs, references, errors
 
 
+def _grader_failure(err: Exception, doing: str = "") -> str:
+    """Why a job failed on the grader's side: its disk was full (`worker.disk_full`), or a bug of ours."""
+    from grader.autograde.worker import disk_full
+
+    full = disk_full(err) if isinstance(err, OSError) else None
+    return full or (f"the grader failed on this submission{' ' + doing if doing else ''} "
+                    f"({type(err).__name__}: {str(err)[:300]})")
+
+
 def keep_executed(executed: bytes | Path, target: Path) -> None:
-    """An executed notebook where the autograded notebooks go (the one place they are written)."""
+    """An executed notebook where the autograded notebooks go (the one place they are written), whole or not at
+    all: moved there in one step, or written beside it and renamed over it once complete."""
     target.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(executed, Path):
-        shutil.move(executed, target)
-    else:
-        target.write_bytes(executed)
+        try:
+            os.replace(executed, target)  # on the same filesystem
+            return
+        except OSError as err:
+            if err.errno != errno.EXDEV:
+                raise
+        executed = executed.read_bytes()
+    staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        staging.write_bytes(executed)
+        os.replace(staging, target)
+    except BaseException:
+        staging.unlink(missing_ok=True)
+        raise
 
 
 def pack_caches(folder: Path) -> bytes:
@@ -550,8 +587,12 @@ def unpack_caches(data: bytes, target: Path) -> None:
     if target.is_dir():
         return
     staging = target.with_name(f"{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        tar.extractall(staging, filter="data")
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            tar.extractall(staging, filter="data")
+    except BaseException:  # a full disk, say: nothing half-unpacked is left
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     try:
         os.rename(staging, target)
     except OSError:  # another job was first

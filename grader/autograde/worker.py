@@ -18,6 +18,7 @@ the tests do to reach it cheaply.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
 import os
@@ -86,6 +87,33 @@ def out_of_memory(cap: int | None, how: str = "MemoryError") -> str:
     return (f"the grading process ran out of memory ({how}{limit}) reading, preparing or running this notebook: "
             "if the notebook holds much data or output, ask for it with its outputs cleared; otherwise raise "
             "the cap (JBJ_JOB_MEMORY_BYTES)")
+
+
+#: The exit status of a grading process that could not write its result because the grader's disk was full.
+DISK_FULL_STATUS = 75
+
+
+def disk_full(err: OSError) -> str | None:
+    """The reason, in one line with what to do, of a job that met a full disk on the grader's side (its own
+    files, not the kernel's: nothing a kernel writes reaches the grader's disk); None for another error."""
+    if err.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return None
+    return (f"the grader's disk was full ({err.strerror}): this submission was not graded, through no fault of "
+            "its own; free space where the grader keeps its files (its temporary folder and the course folder) "
+            "and grade it again")
+
+
+def write_whole(path: Path, data: bytes | str) -> None:
+    """Write `path` whole or not at all: into a file beside it, renamed over it once complete (removed if the
+    write fails, on a full disk say)."""
+    staging = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(staging, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+        os.replace(staging, path)
+    except BaseException:
+        staging.unlink(missing_ok=True)
+        raise
 
 
 def grade(job: dict | JobSpec) -> dict:
@@ -201,7 +229,7 @@ def grade_spec(spec: JobSpec, scratch: Path | None = None) -> KernelRun:
             cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "display_data"
                                                            and record.MIME in o.get("data", {}))]
     spec.executed.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, spec.executed)
+    write_whole(spec.executed, nbformat.writes(nb))
     return KernelRun(reason=run.reason, notes=notes, records=records, missing=prepared.missing,
                      stopped_at=run.stopped_at, stopped_cell=stopped_cell, timed_out=run.timed_out,
                      truncated=run.truncated, flagged=prepared.flagged,
@@ -213,7 +241,11 @@ def publish_folder(src: Path, dst: Path) -> None:
     """Copy a cache folder to where later jobs read it, whole or not at all: it is filled under
     another name, then renamed (one reference run per chapter publishes, once)."""
     staging = dst.with_name(f"{dst.name}.{os.getpid()}.tmp")
-    shutil.copytree(src, staging)
+    try:
+        shutil.copytree(src, staging)
+    except BaseException:  # a full disk, say: nothing half-copied is left where a job could take it
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     try:
         os.rename(staging, dst)
     except OSError:  # already there, from an earlier run with the same key: keep that one
@@ -340,11 +372,14 @@ def main(argv: list[str]) -> int:
         result = KernelRun.failed(out_of_memory(None if soft == resource.RLIM_INFINITY else soft),
                                   traceback.format_exc()[-4000:])
     except Exception as err:  # never silent: the parent reports this submission as failed, with the reason
-        result = KernelRun.failed(f"the grader failed on this submission ({type(err).__name__}: {str(err)[:300]})",
-                                  traceback.format_exc()[-4000:])
-    tmp = result_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result.to_dict()))
-    os.replace(tmp, result_path)
+        full = disk_full(err) if isinstance(err, OSError) else None
+        why = full or f"the grader failed on this submission ({type(err).__name__}: {str(err)[:300]})"
+        result = KernelRun.failed(why, traceback.format_exc()[-4000:])
+    try:
+        write_whole(result_path, json.dumps(result.to_dict()))
+    except OSError as err:  # the parent reads the status: `run.read_result`
+        print(f"the result could not be written: {err}", file=sys.stderr)
+        return DISK_FULL_STATUS if disk_full(err) else 1
     return 0
 
 
