@@ -33,83 +33,68 @@ def hvp(f, v, t):
 
 # ---- Exercise 1 ---------------------------------------------------------------------------------
 
-def normalize_ref(x):
-    """x / ||x||, in plain jax.numpy."""
-    return x / jnp.sqrt(jnp.sum(x * x))
+def straight_through(x, scale, levels, g):
+    """The straight-through cotangent of x, in NumPy: g where |x| <= levels * scale, 0 elsewhere, in g's dtype."""
+    x, g = np.asarray(x), np.asarray(g)
+    inside = np.abs(x.astype(np.float64)) <= levels * float(scale)
+    return np.where(inside, g, np.zeros_like(g))
 
 
-def saved(Normalize, x):
-    """The residuals Normalize's vjp_fwd saves for x."""
-    return Normalize(jax.typeof(x)).vjp_fwd((True,), x)[1]
+def fake_quant_grad(fake_quant, x, scale, levels, g, argnums=0, jit=False):
+    """The gradient of sum(g * fake_quant(x, scale, levels)) with respect to x (argnums=0) or scale (1)."""
+    grad = jax.grad(lambda v, s: jnp.sum(g * fake_quant(v, s, levels)), argnums=argnums)
+    return (jax.jit(grad) if jit else grad)(x, scale)
 
 
-def keys(res):
-    """The sorted keys of a dict of residuals (None for anything else)."""
-    return sorted(res) if isinstance(res, dict) else None
-
-
-def bwd(Normalize, y, norm, g):
-    """What Normalize's vjp_bwd_retval returns for the residuals {"y": y, "norm": norm} and the cotangent g."""
-    return Normalize(jax.typeof(y)).vjp_bwd_retval({"y": y, "norm": norm}, g)
-
-
-def exercise1(Normalize, normalize) -> None:
-    """Normalize's vjp_fwd saves the dict {"y", "norm"}; its vjp_bwd_retval applies the formula to it;
-    gradients through normalize are right for any length, under jit, in bfloat16 and to second order."""
-    x = jnp.array([3.0, -4.0, 12.0])
-    c = jnp.array([1.0, 2.0, -1.0])
-    fwd_hint = "vjp_fwd(self, nzs_in, x) takes the flags nzs_in before x and returns (self(x), residuals)"
-    res = run("vjp_fwd((True,), x) for x = [3, -4, 12]", lambda: saved(Normalize, x), fwd_hint, {})
-    checks.equal(type(res).__name__, "dict", what="the type of the residuals vjp_fwd returns")
-    checks.equal(keys(res), ["norm", "y"], what="the keys of the residual dict")
-    checks.close(res.get("y") if isinstance(res, dict) else None, x / 13.0, what='res["y"], the output')
-    checks.close(res.get("norm") if isinstance(res, dict) else None, jnp.float32(13.0), what='res["norm"] for x = [3, -4, 12]',
-                 hint="a scalar: ||x||")
-    neg = run("vjp_fwd((True,), x) for x = [-3, -4, -12]", lambda: saved(Normalize, -jnp.abs(x)), fwd_hint, {})
-    checks.close(neg.get("norm") if isinstance(neg, dict) else None, jnp.float32(13.0),
-                 what='res["norm"] for x = [-3, -4, -12], whose entries are all negative',
-                 hint="||x|| is never negative: a scaled form divides by the largest |x|, not the largest x")
-    x4 = jnp.array([5.0, -1.0, -1.0, -3.0])
-    zero_sum = run("vjp_fwd((True,), x) for x = [5, -1, -1, -3]", lambda: saved(Normalize, x4), fwd_hint, {})
-    checks.close(zero_sum.get("norm") if isinstance(zero_sum, dict) else None, jnp.float32(6.0),
-                 what='res["norm"] for x = [5, -1, -1, -3], whose entries sum to 0', hint="compute ||x|| = sqrt(sum(x * x)) from x itself")
-    bwd_hint = "return ((g - y * (y . g)) / norm,) with y and norm read from res: do not rebuild x or call jax.vjp"
-    label = 'vjp_bwd_retval({"y": [1, 2, 2], "norm": 2}, g = [1, 0, -1])'
-    got = run(label, lambda: bwd(Normalize, jnp.array([1.0, 2.0, 2.0]), jnp.float32(2.0), jnp.array([1.0, 0.0, -1.0]))[0], bwd_hint)
-    checks.close(got, jnp.array([1.0, 1.0, 0.5]), what=label + "[0]", hint=bwd_hint)
-    loss = lambda v: jnp.sum(c * normalize(v))
-    loss_ref = lambda v: jnp.sum(c * normalize_ref(v))
-    grad_hint = "project g: (g - y * (y . g)) / ||x||"
-    checks.close(run("grad of sum(c * normalize(x))", lambda: jax.grad(loss)(x), grad_hint), jax.grad(loss_ref)(x),
-                 what="grad of sum(c * normalize(x))", hint=grad_hint)
-    c4 = jnp.array([2.0, -1.0, 0.5, 1.0])
-    length_hint = "nothing in the rules may depend on the length 3"
-    checks.close(run("grad of sum(c * normalize(x)) for x = [5, -1, -1, -3]", lambda: jax.grad(lambda v: jnp.sum(c4 * normalize(v)))(x4),
-                     length_hint),
-                 jax.grad(lambda v: jnp.sum(c4 * normalize_ref(v)))(x4), rtol=1e-5, atol=1e-6, hint=length_hint,
-                 what="grad of sum(c * normalize(x)) for x = [5, -1, -1, -3], c = [2, -1, 0.5, 1]")
-    jit_hint = "under jit the residuals are traced arrays: no float(...), no NumPy on them"
-    checks.close(run("jit(grad(sum(c * normalize(x))))", lambda: jax.jit(jax.grad(loss))(x), jit_hint), jax.grad(loss_ref)(x),
-                 what="jit(grad(sum(c * normalize(x))))", hint=jit_hint)
-    text = run("make_jaxpr(grad(sum(c * normalize(x))))", lambda: jaxpr_of(jax.grad(loss), x), jit_hint, "")
-    checks.equal(" = Normalize " in text, True, what="whether the gradient's jaxpr applies Normalize (an equation ' = Normalize ')",
-                 hint="compute the output with self(x) in vjp_fwd, so the gradient's jaxpr applies Normalize")
-    xb, cb = x.astype(jnp.bfloat16), c.astype(jnp.bfloat16)
-    dtype_hint = "compute the residuals and the cotangent in x's dtype (no float32 constants or casts)"
-    checks.close(run("grad for a bfloat16 x", lambda: jax.grad(lambda v: jnp.sum(cb * normalize(v)))(xb), dtype_hint),
-                 jax.grad(lambda v: jnp.sum(cb * normalize_ref(v)))(xb), what="grad of sum(c * normalize(x)) for x and c in bfloat16",
-                 rtol=2e-2, atol=2e-2, hint=dtype_hint)
-    t = jnp.array([0.5, 1.0, -2.0])
-    hvp_hint = "the residuals must stay differentiable: no stop_gradient, and y computed with self(x)"
-    checks.close(run("a second derivative (Hessian times t)", lambda: hvp(loss, x, t), hvp_hint), hvp(loss_ref, x, t),
-                 what="a second derivative (Hessian times t)", rtol=1e-4, atol=1e-6, hint=hvp_hint)
-    norm_hint = ("divide by ||x|| itself, computed from x in vjp_fwd: no epsilon or max(norm, 1), which change a short vector's "
-                 "gradient, and not x / y, which is 0 / 0 where x has a zero")
-    for label, vec in (("a short vector [2.4e-3, -3.2e-3, 0] (norm 4e-3)", jnp.array([2.4e-3, -3.2e-3, 0.0])),
-                       ("[0, 1, -1], whose first entry is 0", jnp.array([0.0, 1.0, -1.0])),
-                       ("[-3, -4, -12], whose entries are all negative", jnp.array([-3.0, -4.0, -12.0]))):
-        checks.close(run(f"grad of sum(c * normalize(x)) for {label}", lambda vec=vec: jax.grad(loss)(vec), norm_hint),
-                     jax.grad(loss_ref)(vec), rtol=1e-4, atol=1e-6, what=f"grad of sum(c * normalize(x)) for {label}", hint=norm_hint)
+def exercise1(FakeQuant, fake_quant) -> None:
+    """FakeQuant's straight-through gradient: g inside [-levels * scale, levels * scale], edges included, 0
+    outside, for any cotangent; none for scale; the primitive applied in vjp_fwd; any shape, jit with a traced
+    scale, float32 and bfloat16."""
+    x = jnp.array([-2.0, -1.5, -0.3, 0.0, 0.7, 1.5, 1.6, 4.0])
+    g = jnp.array([1.0, 2.0, -1.0, 0.5, 3.0, -2.0, 1.5, 4.0])
+    s = jnp.float32(0.5)
+    label = "grad of sum(g * fake_quant(x, 0.5, levels=3)), x = [-2, -1.5, -0.3, 0, 0.7, 1.5, 1.6, 4], g = [1, 2, -1, 0.5, 3, -2, 1.5, 4]"
+    got = run(label, lambda: fake_quant_grad(fake_quant, x, s, 3, g), "vjp_fwd(self, nzs_in, x, scale) returns "
+              "(self(x, scale), residuals); vjp_bwd_retval(self, res, g) returns (x's cotangent, None)", np.zeros(8, np.float32))
+    got = np.asarray(got)
+    checks.close(got[[2, 3, 4]], np.array([-1.0, 0.5, 3.0], np.float32),
+                 what=label + ", where |x| < 1.5 (x = -0.3, 0, 0.7)",
+                 hint="inside the range the cotangent of x is g itself, whatever its values: not 1 (the mask), not 0 "
+                      "(the chain rule through round)")
+    checks.close(got[[0, 6, 7]], np.zeros(3, np.float32), what=label + ", where |x| > levels * scale = 1.5 (x = -2, 1.6, 4)",
+                 hint="outside [-levels * scale, levels * scale] the clip decides the output: the cotangent is 0 there "
+                      "(compare |x| itself with levels * scale, not the rounded level or the output)")
+    checks.close(got[[1, 5]], np.array([2.0, -2.0], np.float32), what=label + ", at the edges x = -1.5 and 1.5",
+                 hint="the edges belong to the range: |x| <= levels * scale")
+    checks.close(run("grad with respect to scale", lambda: fake_quant_grad(fake_quant, x, s, 3, g, argnums=1),
+                     "return None as scale's cotangent"),
+                 np.float32(0.0), what="the gradient of sum(g * fake_quant(x, 0.5, levels=3)) with respect to scale",
+                 hint="scale gets no cotangent: return None for it")
+    text = run("make_jaxpr of the gradient", lambda: jaxpr_of(lambda v: fake_quant_grad(fake_quant, v, s, 3, g), x), None, "")
+    checks.equal(text.count(" = FakeQuant["), 1, what="how many times the gradient's jaxpr applies FakeQuant",
+                 hint="compute the output in vjp_fwd by applying the primitive, self(x, scale), once")
+    for scale in (0.5, 0.25):
+        checks.close(run(f"jax.jit of the gradient, scale = {scale} (traced)",
+                         lambda: fake_quant_grad(fake_quant, x, jnp.float32(scale), 3, g, jit=True),
+                         "under jit, scale is a traced value: no float(scale), no NumPy on it"),
+                     straight_through(x, scale, 3, g), what=f"jit(grad) with a traced scale = {scale}, levels=3",
+                     hint="under jit, scale is a traced value: compare with levels * scale in jax.numpy")
+    for v, want in ((0.4, 3.0), (5.0, 0.0)):
+        checks.close(run(f"grad of 3 * fake_quant(x, 0.5) at the 0-d x = {v}",
+                         lambda: jax.grad(lambda u: 3.0 * fake_quant(u, s))(jnp.float32(v)), "nothing may depend on x's shape"),
+                     np.float32(want), what=f"grad of 3 * fake_quant(x, 0.5) (levels=7) at the 0-d x = {v}",
+                     hint="a 0-d x works like any other: no indexing, no x.shape[0]")
+    m = jnp.array([[0.1, -0.6, 0.45], [0.5, -0.5, 2.0]])
+    gm = jnp.array([[1.0, -2.0, 0.5], [4.0, 3.0, -1.0]])
+    checks.close(run("grad for a 2 x 3 x, scale 0.25, levels=2", lambda: fake_quant_grad(fake_quant, m, jnp.float32(0.25), 2, gm)),
+                 straight_through(m, 0.25, 2, gm), what="grad of sum(g * fake_quant(x, 0.25, levels=2)) for a 2 x 3 x",
+                 hint="the range is levels * scale = 0.5 here: use self.levels and scale, no fixed numbers")
+    xb, gb = x.astype(jnp.bfloat16), g.astype(jnp.bfloat16)
+    half = run("grad for a bfloat16 x and scale", lambda: fake_quant_grad(fake_quant, xb, jnp.bfloat16(0.5), 3, gb), None,
+               np.zeros(8, np.float32))
+    checks.equal(str(half.dtype), "bfloat16", what="the dtype of x's cotangent for a bfloat16 x",
+                 hint="keep g's dtype: jnp.where(mask, g, 0), not zeros made in float32")
+    checks.close(np.asarray(half, np.float32), straight_through(x, 0.5, 3, g), what="grad for a bfloat16 x and scale, levels=3")
 
 
 # ---- Exercise 2 ---------------------------------------------------------------------------------
@@ -234,62 +219,63 @@ def exercise2(WeightedRows, weighted_rows) -> None:
 
 # ---- Exercise 3 ---------------------------------------------------------------------------------
 
-def outer_ref(u, v):
-    """The outer product u[:, None] * v[None, :], in plain jax.numpy."""
-    return u[:, None] * v[None, :]
+def norm_ref(x, axis=-1):
+    """The Euclidean norm of x along axis, in plain jax.numpy."""
+    return jnp.sqrt(jnp.sum(x * x, axis=axis))
 
 
-def exercise3(Outer, outer) -> None:
-    """vmap(outer) is right for every batch position of u and v, under jit, nested and with grad, in the
-    operands' dtype (int32 and bfloat16 included)."""
-    rng = np.random.default_rng(0)
-    U = jnp.asarray(rng.standard_normal((5, 3)), jnp.float32)
-    V = jnp.asarray(rng.standard_normal((5, 4)), jnp.float32)
-    batch_hint = "u, v or both may be batched, at any axis: move each batch axis to the front (or broadcast) before computing"
-    checks.close(run("vmap(outer)", lambda: jax.vmap(outer)(U, V),
-                     "write batch(self, axis_data, args, dims) with jax.numpy, returning (result, batch axis)"),
-                 jax.vmap(outer_ref)(U, V), what="vmap(outer), both batched on axis 0 (u: 3-vectors, v: 4-vectors)")
-    axis_hint = "the axis you return is the batch axis of your result"
-    checks.close(run("vmap(outer, in_axes=(1, None))", lambda: jax.vmap(outer, in_axes=(1, None))(U.T, V[0]), batch_hint),
-                 jax.vmap(outer_ref, in_axes=(1, None))(U.T, V[0]), what="vmap(outer, in_axes=(1, None))", hint=axis_hint)
-    checks.close(run("vmap(outer, in_axes=(None, 1))", lambda: jax.vmap(outer, in_axes=(None, 1))(U[0], V.T), batch_hint),
-                 jax.vmap(outer_ref, in_axes=(None, 1))(U[0], V.T), what="vmap(outer, in_axes=(None, 1))", hint=axis_hint)
-    checks.close(run("vmap(outer, in_axes=(1, 0))", lambda: jax.vmap(outer, in_axes=(1, 0))(U.T, V), batch_hint),
-                 jax.vmap(outer_ref)(U, V), what="vmap(outer, in_axes=(1, 0)), both batched on different axes",
-                 hint="move each batch axis to the same place before computing")
-    jit_hint = "under jit and nested vmap the arguments are traced arrays: compute with jax.numpy, not NumPy"
-    checks.close(run("jit(vmap(outer, in_axes=(0, 1)))", lambda: jax.jit(jax.vmap(outer, in_axes=(0, 1)))(U, V.T), jit_hint),
-                 jax.vmap(outer_ref)(U, V), what="jit(vmap(outer, in_axes=(0, 1)))", hint=jit_hint)
-    checks.close(run("vmap(vmap(outer, in_axes=(None, 0)), in_axes=(0, None))",
-                     lambda: jax.vmap(jax.vmap(outer, in_axes=(None, 0)), in_axes=(0, None))(U, V), jit_hint),
-                 jnp.einsum("ai,bj->abij", U, V), what="vmap(vmap(outer, in_axes=(None, 0)), in_axes=(0, None)): every u with every v",
-                 rtol=1e-5, atol=1e-6, hint=jit_hint)
-    W = jnp.asarray(rng.standard_normal((3, 4)), jnp.float32)
-    loss, loss_ref = (lambda u, v: jnp.sum(W * outer(u, v))), (lambda u, v: jnp.sum(W * outer_ref(u, v)))
-    checks.close(run("vmap(grad(loss))", lambda: jax.vmap(jax.grad(loss))(U, V), batch_hint),
-                 jax.vmap(jax.grad(loss_ref))(U, V), what="vmap(grad(loss)) with respect to u", rtol=1e-5, atol=1e-5)
-    checks.close(run("grad of the sum of vmap(loss, in_axes=(0, None))",
-                     lambda: jax.grad(lambda u: jnp.sum(jax.vmap(loss, in_axes=(0, None))(u, V[0])))(U), jit_hint),
-                 jax.grad(lambda u: jnp.sum(jax.vmap(loss_ref, in_axes=(0, None))(u, V[0])))(U),
-                 what="grad of the sum of vmap(loss, in_axes=(0, None)) with respect to the batch of u", rtol=1e-5, atol=1e-5,
-                 hint=jit_hint)
-    Ui, Vi = jnp.arange(6, dtype=jnp.int32).reshape(2, 3), jnp.arange(8, dtype=jnp.int32).reshape(2, 4) - 3
-    ints = run("vmap(outer) of int32 vectors", lambda: jax.vmap(outer)(Ui, Vi), batch_hint)
-    checks.equal(str(getattr(ints, "dtype", None)), "int32", what="the dtype of vmap(outer) of int32 vectors",
-                 hint="compute in the operands' own dtype: preferred_element_type=float32 turns an int32 result into float32")
-    halves = run("vmap(outer) of bfloat16 vectors", lambda: jax.vmap(outer)(U.astype(jnp.bfloat16), V.astype(jnp.bfloat16)), batch_hint)
-    checks.equal(str(getattr(halves, "dtype", None)), "bfloat16", what="the dtype of vmap(outer) of bfloat16 vectors",
-                 hint="compute in the operands' own dtype, for floats too: a cast to float32 for accuracy changes the result's dtype")
-    one_side = run("vmap(outer, in_axes=(None, 1)) of int32 vectors", lambda: jax.vmap(outer, in_axes=(None, 1))(Ui[0], Vi.T), batch_hint)
-    checks.equal(str(getattr(one_side, "dtype", None)), "int32", what="the dtype of vmap(outer, in_axes=(None, 1)) of int32 vectors",
-                 hint="broadcast an unbatched operand in its own dtype (jnp.broadcast_to, or a reshape that broadcasts): "
-                      "multiplying by jnp.ones(...) without a dtype makes it float32")
-    checks.close(one_side, jax.vmap(outer_ref, in_axes=(None, 1))(Ui[0], Vi.T), what="vmap(outer, in_axes=(None, 1)) of int32 vectors")
-    half_side = run("vmap(outer, in_axes=(0, None)) of bfloat16 vectors",
-                    lambda: jax.vmap(outer, in_axes=(0, None))(U.astype(jnp.bfloat16), V[0].astype(jnp.bfloat16)), batch_hint)
-    checks.equal(str(getattr(half_side, "dtype", None)), "bfloat16",
-                 what="the dtype of vmap(outer, in_axes=(0, None)) of bfloat16 vectors",
-                 hint="broadcast an unbatched operand in its own dtype: multiplying by jnp.ones(...) without a dtype makes it float32")
+def norm_grad_ref(x):
+    """The gradient of sum(norm(row)) for the rows of a matrix x, in NumPy: each row divided by its norm, and 0
+    for an all-zero row (Norm's convention)."""
+    x = np.asarray(x, np.float64)
+    n = np.sqrt(np.sum(x * x, axis=-1, keepdims=True))
+    return np.where(n > 0, x / np.where(n > 0, n, 1.0), 0.0).astype(np.float32)
+
+
+def norms_and_sqrt(text):
+    """(how many times a jaxpr's text applies Norm, whether it computes a sqrt outside it)."""
+    return text.count(" = Norm["), "sqrt" in text
+
+
+def exercise3(Norm, norm) -> None:
+    """vmap of norm is right for every batch axis and reduced axis, under jit, nested and in bfloat16; the batched
+    jaxpr applies Norm and no sqrt; a gradient taken outside vmap is 0 for an all-zero row."""
+    X = jnp.asarray(np.random.default_rng(3).standard_normal((4, 3, 5)), jnp.float32)
+    hint = ("build a new Norm for the batched array, whose axis is where the reduced axis is once the batch axis is in "
+            "the array, and return its output with the output's batch axis")
+    cases = ((0, 0, "the first"), (1, 2, "the last"), (0, 1, "the middle"), (-1, 0, "the first"))
+    for axis, in_axis, where in cases:
+        label = f"vmap(lambda v: norm(v, {axis}), in_axes={in_axis})(X) for X of shape (4, 3, 5), batched on {where} axis"
+        checks.close(run(label, lambda: jax.vmap(lambda v: norm(v, axis), in_axes=in_axis)(X), hint),
+                     jax.vmap(lambda v: norm_ref(v, axis), in_axes=in_axis)(X), what=label, rtol=1e-5, atol=1e-6, hint=hint)
+    label = "jax.jit(jax.vmap(lambda v: norm(v, 1), in_axes=1))(X)"
+    checks.close(run(label, lambda: jax.jit(jax.vmap(lambda v: norm(v, 1), in_axes=1))(X),
+                     "under jit the batched array is traced: use its jax.typeof, not NumPy"),
+                 jax.vmap(lambda v: norm_ref(v, 1), in_axes=1)(X), what=label, rtol=1e-5, atol=1e-6)
+    label = "vmap(vmap(lambda v: norm(v, 0), in_axes=1))(X), nested"
+    checks.close(run(label, lambda: jax.vmap(jax.vmap(lambda v: norm(v, 0), in_axes=1))(X),
+                     "nested vmap calls the rule of a batched Norm again: its axis must be right for any instance"),
+                 jax.vmap(jax.vmap(lambda v: norm_ref(v, 0), in_axes=1))(X), what=label, rtol=1e-5, atol=1e-6,
+                 hint="the rule runs again on the Norm your rule built: use self.axis, whatever it is")
+    text = run("make_jaxpr of vmap(lambda v: norm(v, 0), in_axes=1)",
+               lambda: jaxpr_of(jax.vmap(lambda v: norm(v, 0), in_axes=1), X), hint, "")
+    checks.equal(norms_and_sqrt(text), (1, False),
+                 what="(Norm equations, a sqrt outside them) in the jaxpr of vmap(lambda v: norm(v, 0), in_axes=1)",
+                 hint="apply a new Norm in the batch rule: vmap_rule over expand, or jax.numpy, leaves the sqrt and no Norm")
+    Z = X[:, 0, :].at[1].set(0.0)
+    label = "grad of sum(vmap(norm)(Z)), Z of shape (4, 5) whose row 1 is all zeros"
+    checks.close(run(label, lambda: jax.grad(lambda M: jnp.sum(jax.vmap(norm)(M)))(Z), hint),
+                 norm_grad_ref(Z), what=label + ": each row over its norm, 0 for the zero row", rtol=1e-5, atol=1e-6,
+                 hint="a gradient taken outside vmap uses Norm's rule only if the batched program applies Norm: nan means "
+                      "it differentiated sqrt")
+    checks.close(run("vmap(grad(norm))(Z)", lambda: jax.vmap(jax.grad(norm))(Z), hint), norm_grad_ref(Z),
+                 what="vmap(grad(norm))(Z), row 1 all zeros", rtol=1e-5, atol=1e-6)
+    half = run("vmap(norm) of a bfloat16 array", lambda: jax.vmap(lambda v: norm(v, 0), in_axes=1)(X.astype(jnp.bfloat16)), hint,
+               jnp.zeros((3, 5), jnp.float32))
+    checks.equal(str(half.dtype), "bfloat16", what="the dtype of vmap(norm) of a bfloat16 array",
+                 hint="keep x's dtype: no cast to float32")
+    checks.close(np.asarray(half, np.float32), np.asarray(jax.vmap(lambda v: norm_ref(v, 0), in_axes=1)(X)), rtol=2e-2, atol=2e-2,
+                 what="vmap(lambda v: norm(v, 0), in_axes=1) of a bfloat16 array")
 
 
 # ---- Exercise 4 ---------------------------------------------------------------------------------

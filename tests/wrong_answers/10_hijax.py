@@ -2,399 +2,10 @@
 
 from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'abcdegm', 'ex2_answer': 'abcdefgm', 'ex3_answer': 'bcegm', 'ex4_answer': 'abcdegm', 'ex5_answer': 'abcdfgm',
+APPLIES = {'ex1_answer': 'abcdgm', 'ex2_answer': 'abcdefgm', 'ex3_answer': 'bcdegm', 'ex4_answer': 'abcdegm', 'ex5_answer': 'abcdfgm',
            'quiz_answer': 'm'}
 
 WRONG = {
-    'ex1_answer': [
-        W('m', 'Binds the primitive and saves the right dict, but differentiates x / ||x|| as if ||x|| were a constant: the backward rule drops the projection term -y (y . g).',
-          r'''class Normalize(HiPrim):
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        return y, {'y': y, 'norm': jnp.sqrt(jnp.sum(x * x))}
-    def vjp_bwd_retval(self, res, g):
-        return (g / res['norm'],)
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('a', 'uses sum(y) for the dot product y.g: right only for an all-ones cotangent (a sum loss), wrong for a weighted loss',
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        return y, {"y": y, "norm": jnp.sqrt(jnp.sum(x * x))}
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res["y"], res["norm"]
-        return ((g - y * jnp.sum(y)) / norm,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('a', 'treats the Jacobian as diagonal, g * (1 - y*sum(y)) / norm: equals the true VJP only when g is all ones',
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        return y, {"y": y, "norm": jnp.sqrt(jnp.sum(x * x))}
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res["y"], res["norm"]
-        return (g * (1.0 - y * jnp.sum(y)) / norm,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('b', "norm computed in float32 whatever x's dtype: a bfloat16 input gets a float32 gradient",
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        norm = jnp.sqrt(jnp.sum(x.astype(jnp.float32) ** 2))   # accumulate in float32
-        return y, {"y": y, "norm": norm}
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res["y"], res["norm"]
-        return ((g - y * jnp.sum(y * g)) / norm,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('c', 'norm recovered as sum(x) / sum(y): nan when the entries of x sum to zero (mixed signs)',
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        return y, {"y": y, "norm": jnp.sum(x) / jnp.sum(y)}   # y = x / norm, so norm = sum(x) / sum(y)
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res["y"], res["norm"]
-        return ((g - y * jnp.sum(y * g)) / norm,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('d', "vjp_fwd computes the output with jnp (x / norm) instead of binding self(x): no Normalize equation in the gradient's jaxpr",
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        norm = jnp.sqrt(jnp.sum(x * x))
-        y = x / norm
-        return y, {"y": y, "norm": norm}
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res["y"], res["norm"]
-        return ((g - y * jnp.sum(y * g)) / norm,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('d', 'backward pass delegated to jax.vjp of the jnp formula on x rebuilt as y * norm, not the rule asked for',
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        return y, {"y": y, "norm": jnp.sqrt(jnp.sum(x * x))}
-
-    def vjp_bwd_retval(self, res, g):
-        x = res["y"] * res["norm"]
-        _, pullback = jax.vjp(lambda v: v / jnp.sqrt(jnp.sum(v * v)), x)
-        return pullback(g)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('e', 'residuals wrapped in stop_gradient: first derivative right, grad of grad (second order) is zero',
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        norm = jnp.sqrt(jnp.sum(x * x))
-        return y, {"y": jax.lax.stop_gradient(y), "norm": jax.lax.stop_gradient(norm)}
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res["y"], res["norm"]
-        return ((g - y * jnp.sum(y * g)) / norm,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('e', "float(res['norm']) in the backward rule: eager grad works, jit(grad) and grad of grad raise ConcretizationTypeError",
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        return y, {"y": y, "norm": jnp.sqrt(jnp.sum(x * x))}
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res["y"], float(res["norm"])
-        return ((g - y * jnp.sum(y * g)) / norm,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('g', "Jacobian built with jnp.eye(3): right only for length-3 vectors like the chapter's examples",
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        return y, {"y": y, "norm": jnp.sqrt(jnp.sum(x * x))}
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res["y"], res["norm"]
-        jac = (jnp.eye(3) - jnp.outer(y, y)) / norm       # symmetric Jacobian of x / ||x||
-        return (jac @ g,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('m', "residuals returned as a tuple (y, norm), not the dict with exactly the keys 'y' and 'norm' the task asks for",
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        return y, (y, jnp.sqrt(jnp.sum(x * x)))
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res
-        return ((g - y * jnp.sum(y * g)) / norm,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('m', "the 'norm' residual holds the squared norm sum(x*x) instead of ||x|| (bwd takes the sqrt)",
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, nzs_in, x):
-        y = self(x)
-        return y, {"y": y, "norm": jnp.sum(x * x)}
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res["y"], jnp.sqrt(res["norm"])
-        return ((g - y * jnp.sum(y * g)) / norm,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('m', 'vjp_fwd written without the nzs_in flags, vjp_fwd(self, x): every grad raises TypeError',
-          r'''class Normalize(HiPrim):
-    """x -> x / ||x|| for a vector x."""
-    def __init__(self, x_aval):
-        self.in_avals = (x_aval,)
-        self.out_aval = x_aval
-        self.params = {}
-        super().__init__()
-
-    def expand(self, x):
-        return x / jnp.sqrt(jnp.sum(x * x))
-
-    def vjp_fwd(self, x):
-        y = self(x)
-        return y, {"y": y, "norm": jnp.sqrt(jnp.sum(x * x))}
-
-    def vjp_bwd_retval(self, res, g):
-        y, norm = res["y"], res["norm"]
-        return ((g - y * jnp.sum(y * g)) / norm,)
-
-def normalize(x):
-    return Normalize(jax.typeof(x))(x)
-'''),
-        W('b', 'explicit Jacobian with jnp.eye (float32 default): float32 values right, bfloat16/float16 cotangents come back float32',
-          'class Normalize(HiPrim):\n'
-          '    """x -> x / ||x|| for a vector x."""\n'
-          '    def __init__(self, x_aval):\n'
-          '        self.in_avals = (x_aval,)\n'
-          '        self.out_aval = x_aval\n'
-          '        self.params = {}\n'
-          '        super().__init__()\n'
-          '\n'
-          '    def expand(self, x):\n'
-          '        return x / jnp.sqrt(jnp.sum(x * x))\n'
-          '\n'
-          '    def vjp_fwd(self, nzs_in, x):\n'
-          '        y = self(x)\n'
-          '        return y, (y, jnp.sqrt(jnp.sum(x * x)))\n'
-          '\n'
-          '    def vjp_bwd_retval(self, res, g):\n'
-          '        y, norm = res\n'
-          '        jac = (jnp.eye(y.shape[0]) - jnp.outer(y, y)) / norm   # the Jacobian, symmetric\n'
-          '        return (jac @ g,)\n'
-          '\n'
-          'def normalize(x):\n'
-          '    return Normalize(jax.typeof(x))(x)\n'),
-        W('c', 'forgets the 1/||x|| factor: right only for unit-norm inputs such as [0.6, 0.8]',
-          'class Normalize(HiPrim):\n'
-          '    """x -> x / ||x|| for a vector x."""\n'
-          '    def __init__(self, x_aval):\n'
-          '        self.in_avals = (x_aval,)\n'
-          '        self.out_aval = x_aval\n'
-          '        self.params = {}\n'
-          '        super().__init__()\n'
-          '\n'
-          '    def expand(self, x):\n'
-          '        return x / jnp.sqrt(jnp.sum(x * x))\n'
-          '\n'
-          '    def vjp_fwd(self, nzs_in, x):\n'
-          '        y = self(x)\n'
-          '        return y, y\n'
-          '\n'
-          '    def vjp_bwd_retval(self, y, g):\n'
-          '        return (g - y * jnp.sum(y * g),)               # project out the direction of y\n'
-          '\n'
-          'def normalize(x):\n'
-          '    return Normalize(jax.typeof(x))(x)\n'),
-        W('e', 'saves the norm as float(...): eager grad right, fails under jit(grad) and grad of grad',
-          'class Normalize(HiPrim):\n'
-          '    """x -> x / ||x|| for a vector x."""\n'
-          '    def __init__(self, x_aval):\n'
-          '        self.in_avals = (x_aval,)\n'
-          '        self.out_aval = x_aval\n'
-          '        self.params = {}\n'
-          '        super().__init__()\n'
-          '\n'
-          '    def expand(self, x):\n'
-          '        return x / jnp.sqrt(jnp.sum(x * x))\n'
-          '\n'
-          '    def vjp_fwd(self, nzs_in, x):\n'
-          '        y = self(x)\n'
-          '        return y, (y, float(jnp.sqrt(jnp.sum(x * x))))  # the norm is just a number\n'
-          '\n'
-          '    def vjp_bwd_retval(self, res, g):\n'
-          '        y, norm = res\n'
-          '        return ((g - y * jnp.sum(y * g)) / norm,)\n'
-          '\n'
-          'def normalize(x):\n'
-          '    return Normalize(jax.typeof(x))(x)\n'),
-        W('m', "vjp_fwd computes the output as x / norm instead of self(x): values right, Normalize gone from the gradient's jaxpr",
-          'class Normalize(HiPrim):\n'
-          '    """x -> x / ||x|| for a vector x."""\n'
-          '    def __init__(self, x_aval):\n'
-          '        self.in_avals = (x_aval,)\n'
-          '        self.out_aval = x_aval\n'
-          '        self.params = {}\n'
-          '        super().__init__()\n'
-          '\n'
-          '    def expand(self, x):\n'
-          '        return x / jnp.sqrt(jnp.sum(x * x))\n'
-          '\n'
-          '    def vjp_fwd(self, nzs_in, x):\n'
-          '        norm = jnp.sqrt(jnp.sum(x * x))\n'
-          '        y = x / norm                                   # the output, computed once with the norm we keep\n'
-          '        return y, (y, norm)\n'
-          '\n'
-          '    def vjp_bwd_retval(self, res, g):\n'
-          '        y, norm = res\n'
-          '        return ((g - y * jnp.sum(y * g)) / norm,)\n'
-          '\n'
-          'def normalize(x):\n'
-          '    return Normalize(jax.typeof(x))(x)\n'),
-    ],
     'ex2_answer': [
         W('m', 'RefAccum path does ref[idx_array] += ...: the pitfall the text warns of, a repeated row keeps only one contribution',
           r'''class WeightedRows(HiPrim):
@@ -926,430 +537,6 @@ def weighted_rows(table, w, rows):
           '\n'
           'def weighted_rows(table, w, rows):\n'
           '    return WeightedRows(jax.typeof(table), jax.typeof(w), rows)(table, w)\n'),
-    ],
-    'ex3_answer': [
-        W('m', "copies LogCoshB's 'keep the batch axis where it is' and returns the input's batch axis although the result has it at 0",
-          r'''class Outer(HiPrim):
-    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""
-    def __init__(self, u_aval, v_aval):
-        self.in_avals = (u_aval, v_aval)
-        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)
-        self.params = {}
-        super().__init__()
-
-    def expand(self, u, v):
-        return u[:, None] * v[None, :]
-
-    def vjp_fwd(self, nzs_in, u, v):
-        return self(u, v), (u, v)
-
-    def vjp_bwd_retval(self, res, g):
-        u, v = res
-        return (g @ v, u @ g)
-
-    def batch(self, axis_data, args, dims):
-        u, v = bdims_at_front(axis_data, args, dims)
-        d = dims[0] if dims[0] is not None else dims[1]
-        return jnp.einsum("bi,bj->bij", u, v), d         # same batch axis as the input
-
-def outer(u, v):
-    return Outer(jax.typeof(u), jax.typeof(v))(u, v)
-'''),
-        W('m', 'Lines the batch axes up correctly, then calls jnp.outer on the (batch, n) arrays, which flattens its inputs: a (15, 20) result instead of (5, 3, 4).',
-          r'''class Outer(HiPrim):
-    def __init__(self, u_aval, v_aval):
-        self.in_avals = (u_aval, v_aval)
-        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)
-        self.params = {}
-        super().__init__()
-    def expand(self, u, v):
-        return u[:, None] * v[None, :]
-    def vjp_fwd(self, nzs_in, u, v):
-        return self(u, v), (u, v)
-    def vjp_bwd_retval(self, res, g):
-        u, v = res
-        return (g @ v, u @ g)
-    def batch(self, axis_data, args, dims):
-        u, v = bdims_at_front(axis_data, args, dims)
-        return jnp.outer(u, v), 0
-def outer(u, v):
-    return Outer(jax.typeof(u), jax.typeof(v))(u, v)
-'''),
-        W('c', 'assumes a batched argument has its batch axis at 0 (no moveaxis): fails, or is silently wrong for square shapes, with in_axes=1',
-          r'''class Outer(HiPrim):
-    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""
-    def __init__(self, u_aval, v_aval):
-        self.in_avals = (u_aval, v_aval)
-        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)
-        self.params = {}
-        super().__init__()
-
-    def expand(self, u, v):
-        return u[:, None] * v[None, :]
-
-    def vjp_fwd(self, nzs_in, u, v):
-        return self(u, v), (u, v)
-
-    def vjp_bwd_retval(self, res, g):
-        u, v = res
-        return (g @ v, u @ g)
-
-    def batch(self, axis_data, args, dims):
-        u, v = args
-        du, dv = dims
-        if du is None:
-            u = jnp.broadcast_to(u, (axis_data.size,) + u.shape)
-        if dv is None:
-            v = jnp.broadcast_to(v, (axis_data.size,) + v.shape)
-        return u[:, :, None] * v[:, None, :], 0
-
-def outer(u, v):
-    return Outer(jax.typeof(u), jax.typeof(v))(u, v)
-'''),
-        W('c', "broadcasts the unbatched vector to the other argument's batched shape: works only when len(u) == len(v)",
-          r'''class Outer(HiPrim):
-    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""
-    def __init__(self, u_aval, v_aval):
-        self.in_avals = (u_aval, v_aval)
-        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)
-        self.params = {}
-        super().__init__()
-
-    def expand(self, u, v):
-        return u[:, None] * v[None, :]
-
-    def vjp_fwd(self, nzs_in, u, v):
-        return self(u, v), (u, v)
-
-    def vjp_bwd_retval(self, res, g):
-        u, v = res
-        return (g @ v, u @ g)
-
-    def batch(self, axis_data, args, dims):
-        u, v = args
-        du, dv = dims
-        if du is not None:
-            u = jnp.moveaxis(u, du, 0)
-        if dv is not None:
-            v = jnp.moveaxis(v, dv, 0)
-        if du is None:
-            u = jnp.broadcast_to(u, v.shape)          # give u the batched shape of v
-        if dv is None:
-            v = jnp.broadcast_to(v, u.shape)
-        return jnp.einsum("bi,bj->bij", u, v), 0
-
-def outer(u, v):
-    return Outer(jax.typeof(u), jax.typeof(v))(u, v)
-'''),
-        W('b', 'uses one batch axis (the first non-None dim) for both arguments: wrong when u and v are batched along different axes',
-          r'''class Outer(HiPrim):
-    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""
-    def __init__(self, u_aval, v_aval):
-        self.in_avals = (u_aval, v_aval)
-        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)
-        self.params = {}
-        super().__init__()
-
-    def expand(self, u, v):
-        return u[:, None] * v[None, :]
-
-    def vjp_fwd(self, nzs_in, u, v):
-        return self(u, v), (u, v)
-
-    def vjp_bwd_retval(self, res, g):
-        u, v = res
-        return (g @ v, u @ g)
-
-    def batch(self, axis_data, args, dims):
-        d = dims[0] if dims[0] is not None else dims[1]   # the batch axis
-        u, v = args
-        u = jnp.moveaxis(u, d, 0) if dims[0] is not None else jnp.broadcast_to(u, (axis_data.size,) + u.shape)
-        v = jnp.moveaxis(v, d, 0) if dims[1] is not None else jnp.broadcast_to(v, (axis_data.size,) + v.shape)
-        return jnp.einsum("bi,bj->bij", u, v), 0
-
-def outer(u, v):
-    return Outer(jax.typeof(u), jax.typeof(v))(u, v)
-'''),
-        W('e', 'np.einsum in the rule: eager vmap right, jit(vmap), vmap(vmap) and grad of vmap raise TracerArrayConversionError',
-          r'''class Outer(HiPrim):
-    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""
-    def __init__(self, u_aval, v_aval):
-        self.in_avals = (u_aval, v_aval)
-        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)
-        self.params = {}
-        super().__init__()
-
-    def expand(self, u, v):
-        return u[:, None] * v[None, :]
-
-    def vjp_fwd(self, nzs_in, u, v):
-        return self(u, v), (u, v)
-
-    def vjp_bwd_retval(self, res, g):
-        u, v = res
-        return (g @ v, u @ g)
-
-    def batch(self, axis_data, args, dims):
-        u, v = bdims_at_front(axis_data, args, dims)     # both (batch, n)
-        return np.einsum("bi,bj->bij", u, v), 0
-
-def outer(u, v):
-    return Outer(jax.typeof(u), jax.typeof(v))(u, v)
-'''),
-        W('g', "einsum spec looked up for the chapter's example dims only ((0,0),(0,None),(None,0),(None,1),(1,0)): KeyError for (1,1), (0,1), (1,None)",
-          r'''class Outer(HiPrim):
-    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""
-    def __init__(self, u_aval, v_aval):
-        self.in_avals = (u_aval, v_aval)
-        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)
-        self.params = {}
-        super().__init__()
-
-    def expand(self, u, v):
-        return u[:, None] * v[None, :]
-
-    def vjp_fwd(self, nzs_in, u, v):
-        return self(u, v), (u, v)
-
-    def vjp_bwd_retval(self, res, g):
-        u, v = res
-        return (g @ v, u @ g)
-
-    def batch(self, axis_data, args, dims):
-        u, v = args
-        spec = {(0, 0): "bi,bj->bij", (0, None): "bi,j->bij", (None, 0): "i,bj->bij",
-                (None, 1): "i,jb->bij", (1, 0): "ib,bj->bij"}[tuple(dims)]
-        return jnp.einsum(spec, u, v), 0
-
-def outer(u, v):
-    return Outer(jax.typeof(u), jax.typeof(v))(u, v)
-'''),
-        W('m', 're-binds Outer on the batched 2-D arguments like the elementwise LogCoshB: expand of 2-D inputs is not a batched outer product',
-          r'''class Outer(HiPrim):
-    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""
-    def __init__(self, u_aval, v_aval):
-        self.in_avals = (u_aval, v_aval)
-        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)
-        self.params = {}
-        super().__init__()
-
-    def expand(self, u, v):
-        return u[:, None] * v[None, :]
-
-    def vjp_fwd(self, nzs_in, u, v):
-        return self(u, v), (u, v)
-
-    def vjp_bwd_retval(self, res, g):
-        u, v = res
-        return (g @ v, u @ g)
-
-    def batch(self, axis_data, args, dims):
-        u, v = bdims_at_front(axis_data, args, dims)
-        return Outer(jax.typeof(u), jax.typeof(v))(u, v), 0   # same primitive, batched types
-
-def outer(u, v):
-    return Outer(jax.typeof(u), jax.typeof(v))(u, v)
-'''),
-        W('m', 'defines batch_dim_rule instead of batch, as some write-ups describe: vmap raises NotImplementedError',
-          r'''class Outer(HiPrim):
-    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""
-    def __init__(self, u_aval, v_aval):
-        self.in_avals = (u_aval, v_aval)
-        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)
-        self.params = {}
-        super().__init__()
-
-    def expand(self, u, v):
-        return u[:, None] * v[None, :]
-
-    def vjp_fwd(self, nzs_in, u, v):
-        return self(u, v), (u, v)
-
-    def vjp_bwd_retval(self, res, g):
-        u, v = res
-        return (g @ v, u @ g)
-
-    def batch_dim_rule(self, axis_data, in_dims):
-        return 0
-
-def outer(u, v):
-    return Outer(jax.typeof(u), jax.typeof(v))(u, v)
-'''),
-        W('c', 'only-v-batched case builds an (n, B, m) result but claims batch axis 0: wrong for in_axes=(None, d)',
-          r'''class Outer(HiPrim):
-    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""
-    def __init__(self, u_aval, v_aval):
-        self.in_avals = (u_aval, v_aval)
-        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)
-        self.params = {}
-        super().__init__()
-
-    def expand(self, u, v):
-        return u[:, None] * v[None, :]
-
-    def vjp_fwd(self, nzs_in, u, v):
-        return self(u, v), (u, v)
-
-    def vjp_bwd_retval(self, res, g):
-        u, v = res
-        return (g @ v, u @ g)
-
-    def batch(self, axis_data, args, dims):
-        u, v = args
-        du, dv = dims
-        if du is not None and dv is not None:
-            return jnp.einsum("bi,bj->bij", jnp.moveaxis(u, du, 0), jnp.moveaxis(v, dv, 0)), 0
-        if dv is None:                                   # only u batched
-            return jnp.moveaxis(u, du, 0)[:, :, None] * v[None, None, :], 0
-        return u[:, None, None] * jnp.moveaxis(v, dv, 0)[None, :, :], 0     # only v batched
-
-def outer(u, v):
-    return Outer(jax.typeof(u), jax.typeof(v))(u, v)
-'''),
-        W('c', "batch size read as shape[0] of the batched argument: wrong (error) when the batched argument's axis is 1 and the other is unbatched",
-          'class Outer(HiPrim):\n'
-          '    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""\n'
-          '    def __init__(self, u_aval, v_aval):\n'
-          '        self.in_avals = (u_aval, v_aval)\n'
-          '        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)\n'
-          '        self.params = {}\n'
-          '        super().__init__()\n'
-          '\n'
-          '    def expand(self, u, v):\n'
-          '        return u[:, None] * v[None, :]\n'
-          '\n'
-          '    def vjp_fwd(self, nzs_in, u, v):\n'
-          '        return self(u, v), (u, v)\n'
-          '\n'
-          '    def vjp_bwd_retval(self, res, g):\n'
-          '        u, v = res\n'
-          '        return (g @ v, u @ g)\n'
-          '\n'
-          '    def batch(self, axis_data, args, dims):\n'
-          '        (u, v), (du, dv) = args, dims\n'
-          '        size = (u if du is not None else v).shape[0]        # the batch size\n'
-          '        u = jnp.moveaxis(u, du, 0) if du is not None else jnp.broadcast_to(u, (size,) + u.shape)\n'
-          '        v = jnp.moveaxis(v, dv, 0) if dv is not None else jnp.broadcast_to(v, (size,) + v.shape)\n'
-          '        return jnp.einsum("bi,bj->bij", u, v), 0\n'
-          '\n'
-          'def outer(u, v):\n'
-          '    return Outer(jax.typeof(u), jax.typeof(v))(u, v)\n'),
-        W('c', "both batched: moves v's batch axis with u's position du: right for equal in_axes, wrong for (0, 1) and (1, 0)",
-          'class Outer(HiPrim):\n'
-          '    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""\n'
-          '    def __init__(self, u_aval, v_aval):\n'
-          '        self.in_avals = (u_aval, v_aval)\n'
-          '        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)\n'
-          '        self.params = {}\n'
-          '        super().__init__()\n'
-          '\n'
-          '    def expand(self, u, v):\n'
-          '        return u[:, None] * v[None, :]\n'
-          '\n'
-          '    def vjp_fwd(self, nzs_in, u, v):\n'
-          '        return self(u, v), (u, v)\n'
-          '\n'
-          '    def vjp_bwd_retval(self, res, g):\n'
-          '        u, v = res\n'
-          '        return (g @ v, u @ g)\n'
-          '\n'
-          '    def batch(self, axis_data, args, dims):\n'
-          '        (u, v), (du, dv) = args, dims\n'
-          '        if du is None:                                      # only v batched\n'
-          '            return jnp.einsum("i,bj->bij", u, jnp.moveaxis(v, dv, 0)), 0\n'
-          '        u = jnp.moveaxis(u, du, 0)\n'
-          '        if dv is None:                                      # only u batched\n'
-          '            return jnp.einsum("bi,j->bij", u, v), 0\n'
-          '        v = jnp.moveaxis(v, du, 0)                          # both batched: batch axis first\n'
-          '        return jnp.einsum("bi,bj->bij", u, v), 0\n'
-          '\n'
-          'def outer(u, v):\n'
-          '    return Outer(jax.typeof(u), jax.typeof(v))(u, v)\n'),
-        W('e', 'np.broadcast_to for the unbatched argument: eager vmap right, fails under jax.jit',
-          'class Outer(HiPrim):\n'
-          '    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""\n'
-          '    def __init__(self, u_aval, v_aval):\n'
-          '        self.in_avals = (u_aval, v_aval)\n'
-          '        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)\n'
-          '        self.params = {}\n'
-          '        super().__init__()\n'
-          '\n'
-          '    def expand(self, u, v):\n'
-          '        return u[:, None] * v[None, :]\n'
-          '\n'
-          '    def vjp_fwd(self, nzs_in, u, v):\n'
-          '        return self(u, v), (u, v)\n'
-          '\n'
-          '    def vjp_bwd_retval(self, res, g):\n'
-          '        u, v = res\n'
-          '        return (g @ v, u @ g)\n'
-          '\n'
-          '    def batch(self, axis_data, args, dims):\n'
-          '        (u, v), (du, dv) = args, dims\n'
-          '        n = axis_data.size\n'
-          '        u = jnp.moveaxis(u, du, 0) if du is not None else np.broadcast_to(u, (n,) + u.shape)\n'
-          '        v = jnp.moveaxis(v, dv, 0) if dv is not None else np.broadcast_to(v, (n,) + v.shape)\n'
-          '        return u[:, :, None] * v[:, None, :], 0\n'
-          '\n'
-          'def outer(u, v):\n'
-          '    return Outer(jax.typeof(u), jax.typeof(v))(u, v)\n'),
-        W('g', 'never moves batch axes (assumes vmap put them at 0): right for in_axes=0, wrong for any argument batched along axis 1',
-          'class Outer(HiPrim):\n'
-          '    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""\n'
-          '    def __init__(self, u_aval, v_aval):\n'
-          '        self.in_avals = (u_aval, v_aval)\n'
-          '        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)\n'
-          '        self.params = {}\n'
-          '        super().__init__()\n'
-          '\n'
-          '    def expand(self, u, v):\n'
-          '        return u[:, None] * v[None, :]\n'
-          '\n'
-          '    def vjp_fwd(self, nzs_in, u, v):\n'
-          '        return self(u, v), (u, v)\n'
-          '\n'
-          '    def vjp_bwd_retval(self, res, g):\n'
-          '        u, v = res\n'
-          '        return (g @ v, u @ g)\n'
-          '\n'
-          '    def batch(self, axis_data, args, dims):\n'
-          '        (u, v), (du, dv) = args, dims\n'
-          '        n = axis_data.size\n'
-          '        if du is None:                                      # unbatched: repeat it for every example\n'
-          '            u = jnp.broadcast_to(u, (n,) + u.shape)\n'
-          '        if dv is None:\n'
-          '            v = jnp.broadcast_to(v, (n,) + v.shape)\n'
-          '        return u[:, :, None] * v[:, None, :], 0             # vmap puts the batch axis first\n'
-          '\n'
-          'def outer(u, v):\n'
-          '    return Outer(jax.typeof(u), jax.typeof(v))(u, v)\n'),
-        W('m', "moves batch axes to the front but reports the input's batch axis as out_dim (section 9's keep-it-in-place): wrong for in_axes=1",
-          'class Outer(HiPrim):\n'
-          '    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""\n'
-          '    def __init__(self, u_aval, v_aval):\n'
-          '        self.in_avals = (u_aval, v_aval)\n'
-          '        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)\n'
-          '        self.params = {}\n'
-          '        super().__init__()\n'
-          '\n'
-          '    def expand(self, u, v):\n'
-          '        return u[:, None] * v[None, :]\n'
-          '\n'
-          '    def vjp_fwd(self, nzs_in, u, v):\n'
-          '        return self(u, v), (u, v)\n'
-          '\n'
-          '    def vjp_bwd_retval(self, res, g):\n'
-          '        u, v = res\n'
-          '        return (g @ v, u @ g)\n'
-          '\n'
-          '    def batch(self, axis_data, args, dims):\n'
-          '        (u, v), (du, dv) = args, dims\n'
-          '        u, v = bdims_at_front(axis_data, args, dims)        # both (batch, n)\n'
-          '        out_dim = du if du is not None else dv              # keep the batch axis where it came in\n'
-          '        return jnp.einsum("bi,bj->bij", u, v), out_dim\n'
-          '\n'
-          'def outer(u, v):\n'
-          '    return Outer(jax.typeof(u), jax.typeof(v))(u, v)\n'),
     ],
     'quiz_answer': [
         W('m', 'q1=a: expects reverse mode to be derived from the jvp rule as for custom_jvp (section 4, third cause)',
@@ -2244,16 +1431,6 @@ def fixed_point(f, theta, x0, tol=1e-6, max_iter=500):
 
 # Round 4: written from the text alone, with the mistakes above listed as already caught, before the checks were read;
 # each passed every visible check, and some scored full marks, until the checks were made to catch them.
-WRONG['ex1_answer'] += [
-    W('c', 'divides by max(norm, 1) "to avoid dividing by a small norm": right only for inputs with norm >= 1',
-      'class Normalize(HiPrim):\n    """x -> x / ||x|| for a vector x."""\n    def __init__(self, x_aval):\n        self.in_avals = (x_aval,)\n        self.out_aval = x_aval\n        self.params = {}\n        super().__init__()\n\n    def expand(self, x):\n        return x / jnp.sqrt(jnp.sum(x * x))\n\n    def vjp_fwd(self, nzs_in, x):\n        norm = jnp.sqrt(jnp.sum(x * x))\n        y = self(x)\n        return y, {"y": y, "norm": norm}\n\n    def vjp_bwd_retval(self, res, g):\n        y, norm = res["y"], res["norm"]\n        return ((g - y * jnp.sum(y * g)) / jnp.maximum(norm, 1.0),)   # safe division\n\ndef normalize(x):\n    return Normalize(jax.typeof(x))(x)\n'),
-    W('c', 'adds an epsilon under the square root of the saved norm: wrong for short vectors (norm ~ 1e-3 or less)',
-      'class Normalize(HiPrim):\n    """x -> x / ||x|| for a vector x."""\n    def __init__(self, x_aval):\n        self.in_avals = (x_aval,)\n        self.out_aval = x_aval\n        self.params = {}\n        super().__init__()\n\n    def expand(self, x):\n        return x / jnp.sqrt(jnp.sum(x * x))\n\n    def vjp_fwd(self, nzs_in, x):\n        norm = jnp.sqrt(jnp.sum(x * x) + 1e-6)          # epsilon: never divide by zero\n        y = self(x)\n        return y, {"y": y, "norm": norm}\n\n    def vjp_bwd_retval(self, res, g):\n        y, norm = res["y"], res["norm"]\n        return ((g - y * jnp.sum(y * g)) / norm,)\n\ndef normalize(x):\n    return Normalize(jax.typeof(x))(x)\n'),
-    W('c', 'norm recovered as x[0] / y[0]: inf/nan whenever the first entry of x is 0',
-      'class Normalize(HiPrim):\n    """x -> x / ||x|| for a vector x."""\n    def __init__(self, x_aval):\n        self.in_avals = (x_aval,)\n        self.out_aval = x_aval\n        self.params = {}\n        super().__init__()\n\n    def expand(self, x):\n        return x / jnp.sqrt(jnp.sum(x * x))\n\n    def vjp_fwd(self, nzs_in, x):\n        y = self(x)\n        return y, {"y": y, "norm": x[0] / y[0]}         # ||x|| = x / y, read off one entry\n\n    def vjp_bwd_retval(self, res, g):\n        y, norm = res["y"], res["norm"]\n        return ((g - y * jnp.sum(y * g)) / norm,)\n\ndef normalize(x):\n    return Normalize(jax.typeof(x))(x)\n'),
-    W('c', 'norm recovered as mean(x / y): nan as soon as any entry of x is 0 (0 / 0)',
-      'class Normalize(HiPrim):\n    """x -> x / ||x|| for a vector x."""\n    def __init__(self, x_aval):\n        self.in_avals = (x_aval,)\n        self.out_aval = x_aval\n        self.params = {}\n        super().__init__()\n\n    def expand(self, x):\n        return x / jnp.sqrt(jnp.sum(x * x))\n\n    def vjp_fwd(self, nzs_in, x):\n        y = self(x)\n        return y, {"y": y, "norm": jnp.mean(x / y)}     # every x_i / y_i equals ||x||\n\n    def vjp_bwd_retval(self, res, g):\n        y, norm = res["y"], res["norm"]\n        return ((g - y * jnp.sum(y * g)) / norm,)\n\ndef normalize(x):\n    return Normalize(jax.typeof(x))(x)\n'),
-]
 WRONG['ex2_answer'] += [
     W('d', 'RefAccum path computes the row updates with NumPy (np.asarray(w), np.asarray(g)): eager with_refs works, a jitted backward pass into a ref fails',
       'class WeightedRows(HiPrim):\n    """out[j] = w[j] * table[rows[j]], for a static tuple of row indices (repeats allowed)."""\n    def __init__(self, table_aval, w_aval, rows):\n        self.in_avals = (table_aval, w_aval)\n        self.out_aval = ShapedArray((len(rows), table_aval.shape[1]), table_aval.dtype)\n        self.params = dict(rows=tuple(rows))\n        super().__init__()\n\n    def expand(self, table, w):\n        return w[:, None] * table[jnp.array(self.rows)]\n\n    def vjp_fwd(self, nzs_in, table, w):\n        return self(table, w), (table, w)\n\n    def vjp_bwd(self, res, g, table_acc, w_acc):\n        table, w = res\n        rows = jnp.array(self.rows)\n        w_acc.accum(jnp.sum(g * table[rows], axis=1))\n        if isinstance(table_acc, RefAccum):\n            w_np, g_np = np.asarray(w), np.asarray(g)\n            for j, r in enumerate(self.rows):\n                table_acc.ref[r] += w_np[j] * g_np[j]\n        elif isinstance(table_acc, ValAccum):\n            table_acc.accum(jnp.zeros(table_acc.aval.shape, table_acc.aval.dtype).at[rows].add(w[:, None] * g))\n\ndef weighted_rows(table, w, rows):\n    return WeightedRows(jax.typeof(table), jax.typeof(w), rows)(table, w)\n'),
@@ -2265,10 +1442,6 @@ WRONG['ex2_answer'] += [
       'class WeightedRows(HiPrim):\n    """out[j] = w[j] * table[rows[j]], for a static tuple of row indices (repeats allowed)."""\n    def __init__(self, table_aval, w_aval, rows):\n        self.in_avals = (table_aval, w_aval)\n        self.out_aval = ShapedArray((len(rows), table_aval.shape[1]), table_aval.dtype)\n        self.params = dict(rows=tuple(rows))\n        super().__init__()\n\n    def expand(self, table, w):\n        return w[:, None] * table[jnp.array(self.rows)]\n\n    def vjp_fwd(self, nzs_in, table, w):\n        return self(table, w), (table, w)\n\n    def vjp_bwd(self, res, g, table_acc, w_acc):\n        table, w = res\n        rows = jnp.array(self.rows)\n        w_acc.accum(jnp.einsum("jk,jk->j", g, table[rows], preferred_element_type=jnp.float32))\n        if isinstance(table_acc, RefAccum):\n            for j, r in enumerate(self.rows):\n                table_acc.ref[r] += w[j] * g[j]\n        elif isinstance(table_acc, ValAccum):\n            table_acc.accum(jnp.zeros(table_acc.aval.shape, table_acc.aval.dtype).at[rows].add(w[:, None] * g))\n\ndef weighted_rows(table, w, rows):\n    return WeightedRows(jax.typeof(table), jax.typeof(w), rows)(table, w)\n'),
     W('c', 'dense cotangent with jax.ops.segment_sum: segment ids out of [0, n) are dropped, so a negative row index (valid in expand) gets nothing',
       'class WeightedRows(HiPrim):\n    """out[j] = w[j] * table[rows[j]], for a static tuple of row indices (repeats allowed)."""\n    def __init__(self, table_aval, w_aval, rows):\n        self.in_avals = (table_aval, w_aval)\n        self.out_aval = ShapedArray((len(rows), table_aval.shape[1]), table_aval.dtype)\n        self.params = dict(rows=tuple(rows))\n        super().__init__()\n\n    def expand(self, table, w):\n        return w[:, None] * table[jnp.array(self.rows)]\n\n    def vjp_fwd(self, nzs_in, table, w):\n        return self(table, w), (table, w)\n\n    def vjp_bwd(self, res, g, table_acc, w_acc):\n        table, w = res\n        rows = jnp.array(self.rows)\n        w_acc.accum(jnp.sum(g * table[rows], axis=1))\n        if isinstance(table_acc, RefAccum):\n            for j, r in enumerate(self.rows):\n                table_acc.ref[r] += w[j] * g[j]\n        elif isinstance(table_acc, ValAccum):\n            table_acc.accum(jax.ops.segment_sum(w[:, None] * g, rows, num_segments=table_acc.aval.shape[0]))\n\ndef weighted_rows(table, w, rows):\n    return WeightedRows(jax.typeof(table), jax.typeof(w), rows)(table, w)\n'),
-]
-WRONG['ex3_answer'] += [
-    W('c', 'batched product computed with preferred_element_type=float32 "for accuracy": bfloat16 vectors give a float32 batched result, unlike the unbatched primitive',
-      'class Outer(HiPrim):\n    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""\n    def __init__(self, u_aval, v_aval):\n        self.in_avals = (u_aval, v_aval)\n        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)\n        self.params = {}\n        super().__init__()\n\n    def expand(self, u, v):\n        return u[:, None] * v[None, :]\n\n    def vjp_fwd(self, nzs_in, u, v):\n        return self(u, v), (u, v)\n\n    def vjp_bwd_retval(self, res, g):\n        u, v = res\n        return (g @ v, u @ g)\n\n    def batch(self, axis_data, args, dims):\n        u, v = bdims_at_front(axis_data, args, dims)\n        return jnp.einsum("bi,bj->bij", u, v, preferred_element_type=jnp.float32), 0\n\ndef outer(u, v):\n    return Outer(jax.typeof(u), jax.typeof(v))(u, v)\n'),
 ]
 WRONG['ex5_answer'] += [
     W('d', 'takes the transposed products from jax.linear_transpose of a jvp instead of jax.vjp of f, as the task requires',
@@ -2297,35 +1470,6 @@ WRONG['ex5_answer'] += [
 
 # Round 7: written from the text alone by a reviewer who had not read the checks; the first lost its points only to
 # a hidden check, the two Jacobians earned full marks, until visible checks read a bfloat16 result and counted 3 x 3 arrays.
-WRONG['ex3_answer'] += [
-    W('c', 'multiplies floating operands in float32 "for accuracy" (ints untouched): a bfloat16 batch gives a float32 result',
-      'class Outer(HiPrim):\n'
-      '    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""\n'
-      '    def __init__(self, u_aval, v_aval):\n'
-      '        self.in_avals = (u_aval, v_aval)\n'
-      '        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)\n'
-      '        self.params = {}\n'
-      '        super().__init__()\n'
-      '\n'
-      '    def expand(self, u, v):\n'
-      '        return u[:, None] * v[None, :]\n'
-      '\n'
-      '    def vjp_fwd(self, nzs_in, u, v):\n'
-      '        return self(u, v), (u, v)\n'
-      '\n'
-      '    def vjp_bwd_retval(self, res, g):\n'
-      '        u, v = res\n'
-      '        return (g @ v, u @ g)\n'
-      '\n'
-      '    def batch(self, axis_data, args, dims):\n'
-      '        u, v = bdims_at_front(axis_data, args, dims)\n'
-      '        if jnp.issubdtype(u.dtype, jnp.floating):          # floats: multiply in float32 for accuracy\n'
-      '            u, v = u.astype(jnp.float32), v.astype(jnp.float32)\n'
-      '        return u[:, :, None] * v[:, None, :], 0\n'
-      '\n'
-      'def outer(u, v):\n'
-      '    return Outer(jax.typeof(u), jax.typeof(v))(u, v)\n'),
-]
 WRONG['ex5_answer'] += [
     W('d', 'builds df/dx with jax.jacrev and iterates u <- g + u @ J (a Jacobian matrix, which the text forbids); theta part by jax.vjp',
       'def iterate(step, x0, tol, max_iter):\n'
@@ -2410,31 +1554,6 @@ WRONG['ex5_answer'] += [
 
 # Round 8: written from the text alone by a second reviewer; it earned full marks until visible checks used a vector
 # whose entries are all negative.
-WRONG['ex1_answer'] += [
-    W('c', 'norm computed in a scaled form (against overflow) as max(x) * ||x / max(x)||, with max(x) not max|x|: a negative norm for all-negative vectors, nan when max(x) is 0',
-      'class Normalize(HiPrim):\n'
-      '    """x -> x / ||x|| for a vector x."""\n'
-      '    def __init__(self, x_aval):\n'
-      '        self.in_avals = (x_aval,)\n'
-      '        self.out_aval = x_aval\n'
-      '        self.params = {}\n'
-      '        super().__init__()\n'
-      '\n'
-      '    def expand(self, x):\n'
-      '        return x / jnp.sqrt(jnp.sum(x * x))\n'
-      '\n'
-      '    def vjp_fwd(self, nzs_in, x):\n'
-      '        y = self(x)\n'
-      '        m = jnp.max(x)\n'
-      '        return y, {"y": y, "norm": m * jnp.sqrt(jnp.sum((x / m) ** 2))}\n'
-      '\n'
-      '    def vjp_bwd_retval(self, res, g):\n'
-      '        y, n = res["y"], res["norm"]\n'
-      '        return ((g - y * jnp.sum(y * g)) / n,)\n'
-      '\n'
-      'def normalize(x):\n'
-      '    return Normalize(jax.typeof(x))(x)\n'),
-]
 
 # Round 9: found by reviewers who read only the learner's notebook.
 WRONG['ex2_answer'] += [
@@ -2444,10 +1563,6 @@ WRONG['ex2_answer'] += [
       'class WeightedRows(HiPrim):\n    """out[j] = w[j] * table[rows[j]], for a static tuple of row indices (repeats allowed)."""\n    def __init__(self, table_aval, w_aval, rows):\n        self.in_avals = (table_aval, w_aval)\n        self.out_aval = ShapedArray((len(rows), table_aval.shape[1]), table_aval.dtype)\n        self.params = dict(rows=tuple(rows))\n        super().__init__()\n\n    def expand(self, table, w):\n        return w[:, None] * table[jnp.array(self.rows)]\n\n    def vjp_fwd(self, nzs_in, table, w):\n        return self(table, w), (table, w)\n\n    def vjp_bwd(self, res, g, table_acc, w_acc):\n        table, w = res\n        rows = jnp.array(self.rows)\n        if isinstance(w_acc, ValAccum):\n            w_acc.accum(jnp.sum(g * table[rows], axis=1))\n        if isinstance(table_acc, RefAccum):\n            for j, r in enumerate(self.rows):\n                table_acc.ref[r] += w[j] * g[j]\n        elif isinstance(table_acc, ValAccum):\n            dense = jnp.zeros(table_acc.aval.shape, table_acc.aval.dtype)\n            table_acc.accum(dense.at[rows].add(w[:, None] * g))\n\ndef weighted_rows(table, w, rows):\n    return WeightedRows(jax.typeof(table), jax.typeof(w), rows)(table, w)\n'),
     W('c', "RefAccum path wraps a negative row with r % len(rows) (the number of rows picked) instead of the table size: wrong row whenever len(rows) differs from the table's rows",
       'class WeightedRows(HiPrim):\n    """out[j] = w[j] * table[rows[j]], for a static tuple of row indices (repeats allowed)."""\n    def __init__(self, table_aval, w_aval, rows):\n        self.in_avals = (table_aval, w_aval)\n        self.out_aval = ShapedArray((len(rows), table_aval.shape[1]), table_aval.dtype)\n        self.params = dict(rows=tuple(rows))\n        super().__init__()\n\n    def expand(self, table, w):\n        return w[:, None] * table[jnp.array(self.rows)]\n\n    def vjp_fwd(self, nzs_in, table, w):\n        return self(table, w), (table, w)\n\n    def vjp_bwd(self, res, g, table_acc, w_acc):\n        table, w = res\n        rows = jnp.array(self.rows)\n        w_acc.accum(jnp.sum(g * table[rows], axis=1))\n        if isinstance(table_acc, RefAccum):\n            for j, r in enumerate(self.rows):\n                table_acc.ref[r % len(self.rows)] += w[j] * g[j]    # a negative row counts from the end\n        elif isinstance(table_acc, ValAccum):\n            dense = jnp.zeros(table_acc.aval.shape, table_acc.aval.dtype)\n            table_acc.accum(dense.at[rows].add(w[:, None] * g))\n\ndef weighted_rows(table, w, rows):\n    return WeightedRows(jax.typeof(table), jax.typeof(w), rows)(table, w)\n'),
-]
-WRONG['ex3_answer'] += [
-    W('c', 'an unbatched vector is broadcast by multiplying with jnp.ones((B, 1)) (float32): when only one argument is batched, int32 or bfloat16 vectors give a float32 result',
-      'class Outer(HiPrim):\n    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""\n    def __init__(self, u_aval, v_aval):\n        self.in_avals = (u_aval, v_aval)\n        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)\n        self.params = {}\n        super().__init__()\n\n    def expand(self, u, v):\n        return u[:, None] * v[None, :]\n\n    def vjp_fwd(self, nzs_in, u, v):\n        return self(u, v), (u, v)\n\n    def vjp_bwd_retval(self, res, g):\n        u, v = res\n        return (g @ v, u @ g)\n\n    def batch(self, axis_data, args, dims):\n        (u, v), (du, dv) = args, dims\n        B = axis_data.size\n        u = jnp.moveaxis(u, du, 0) if du is not None else u[None, :] * jnp.ones((B, 1))   # (B, n)\n        v = jnp.moveaxis(v, dv, 0) if dv is not None else v[None, :] * jnp.ones((B, 1))   # (B, m)\n        return u[:, :, None] * v[:, None, :], 0\n\ndef outer(u, v):\n    return Outer(jax.typeof(u), jax.typeof(v))(u, v)\n'),
 ]
 WRONG['ex5_answer'] += [
     W('m', 'starts the adjoint iteration from zeros, as one usually starts a fixed-point solve, not from g: one term of the Neumann series short when max_iter stops it',
@@ -2459,12 +1574,6 @@ RIGHT = {}
 RIGHT.setdefault('ex2_answer', []).extend([
     R('ValAccum path by jax.ops.segment_sum over rows wrapped into [0, n); RefAccum path reads and writes each row, ref[r, :] = ref[r, :] + ...',
       'class WeightedRows(HiPrim):\n    """out[j] = w[j] * table[rows[j]], for a static tuple of row indices (repeats allowed)."""\n    def __init__(self, table_aval, w_aval, rows):\n        self.in_avals = (table_aval, w_aval)\n        self.out_aval = ShapedArray((len(rows), table_aval.shape[1]), table_aval.dtype)\n        self.params = dict(rows=tuple(rows))\n        super().__init__()\n\n    def expand(self, table, w):\n        return w[:, None] * table[jnp.array(self.rows)]\n\n    def vjp_fwd(self, nzs_in, table, w):\n        return self(table, w), (table, w)\n\n    def vjp_bwd(self, res, g, table_acc, w_acc):\n        table, w = res\n        n = table_acc.aval.shape[0]\n        ids = [r % n for r in self.rows]                  # a negative row counts from the end\n        w_acc.accum(jnp.sum(g * table[jnp.array(ids)], axis=1))\n        if isinstance(table_acc, RefAccum):\n            for j, r in enumerate(ids):\n                table_acc.ref[r, :] = table_acc.ref[r, :] + w[j] * g[j]\n        elif isinstance(table_acc, ValAccum):\n            table_acc.accum(jax.ops.segment_sum(w[:, None] * g, jnp.array(ids), num_segments=n))\n\ndef weighted_rows(table, w, rows):\n    return WeightedRows(jax.typeof(table), jax.typeof(w), rows)(table, w)\n'),
-])
-RIGHT.setdefault('ex3_answer', []).extend([
-    R("one line with vmap_rule over expand, as section 9's WDotV",
-      'class Outer(HiPrim):\n    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""\n    def __init__(self, u_aval, v_aval):\n        self.in_avals = (u_aval, v_aval)\n        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)\n        self.params = {}\n        super().__init__()\n\n    def expand(self, u, v):\n        return u[:, None] * v[None, :]\n\n    def vjp_fwd(self, nzs_in, u, v):\n        return self(u, v), (u, v)\n\n    def vjp_bwd_retval(self, res, g):\n        u, v = res\n        return (g @ v, u @ g)\n\n    def batch(self, axis_data, args, dims):\n        return vmap_rule(axis_data, self.expand, dims, 0)(*args), 0\n\ndef outer(u, v):\n    return Outer(jax.typeof(u), jax.typeof(v))(u, v)\n'),
-    R('puts the batch axis last and says so: returns out axis 2',
-      'class Outer(HiPrim):\n    """outer(u, v) = u[:, None] * v[None, :] for two vectors."""\n    def __init__(self, u_aval, v_aval):\n        self.in_avals = (u_aval, v_aval)\n        self.out_aval = ShapedArray(u_aval.shape + v_aval.shape, u_aval.dtype)\n        self.params = {}\n        super().__init__()\n\n    def expand(self, u, v):\n        return u[:, None] * v[None, :]\n\n    def vjp_fwd(self, nzs_in, u, v):\n        return self(u, v), (u, v)\n\n    def vjp_bwd_retval(self, res, g):\n        u, v = res\n        return (g @ v, u @ g)\n\n    def batch(self, axis_data, args, dims):\n        u, v = bdims_at_front(axis_data, args, dims)\n        return jnp.einsum("bi,bj->ijb", u, v), 2\n\ndef outer(u, v):\n    return Outer(jax.typeof(u), jax.typeof(v))(u, v)\n'),
 ])
 RIGHT.setdefault('ex5_answer', []).extend([
     R('two jax.vjp calls, one per argument of f (x at theta fixed, theta at x* fixed): f traced three times in all',
@@ -2484,3 +1593,302 @@ RIGHT.setdefault('ex2_answer', []).extend([
     R('RefAccum path with a lax.fori_loop over j and a traced row index ref[idx[j]] += ... (one row per step, in place; a negative traced index is normalized)',
       'class WeightedRows(HiPrim):\n    """out[j] = w[j] * table[rows[j]], for a static tuple of row indices (repeats allowed)."""\n    def __init__(self, table_aval, w_aval, rows):\n        self.in_avals = (table_aval, w_aval)\n        self.out_aval = ShapedArray((len(rows), table_aval.shape[1]), table_aval.dtype)\n        self.params = dict(rows=tuple(rows))\n        super().__init__()\n\n    def expand(self, table, w):\n        return w[:, None] * table[jnp.array(self.rows)]\n\n    def vjp_fwd(self, nzs_in, table, w):\n        return self(table, w), (table, w)\n\n    def vjp_bwd(self, res, g, table_acc, w_acc):\n        table, w = res\n        idx = jnp.array(self.rows)\n        w_acc.accum(jnp.einsum("jd,jd->j", g, table[idx]))\n        if isinstance(table_acc, RefAccum):\n            ref = table_acc.ref\n            def add_row(j, carry):\n                ref[idx[j]] += w[j] * g[j]            # one row per step, in place\n                return carry\n            jax.lax.fori_loop(0, len(self.rows), add_row, None)\n        elif isinstance(table_acc, ValAccum):\n            table_acc.accum(jnp.zeros_like(table).at[idx].add(w[:, None] * g))\n\ndef weighted_rows(table, w, rows):\n    return WeightedRows(jax.typeof(table), jax.typeof(w), rows)(table, w)\n'),
 ])
+
+
+# Exercises 1 (a straight-through gradient) and 3 (a batch rule that keeps the primitive), new in this form:
+# written from their texts before their checks.
+
+EX1_HEAD = '''class FakeQuant(HiPrim):
+    """x rounded to the grid scale * k, for an integer k from -levels to levels."""
+    def __init__(self, x_aval, scale_aval, levels):
+        self.in_avals = (x_aval, scale_aval)
+        self.out_aval = x_aval
+        self.params = dict(levels=levels)
+        super().__init__()
+
+    def expand(self, x, scale):
+        return scale * jnp.clip(jnp.round(x / scale), -self.levels, self.levels)
+
+'''
+EX1_TAIL = '''
+def fake_quant(x, scale, levels=7):
+    return FakeQuant(jax.typeof(x), jax.typeof(scale), levels)(x, scale)
+'''
+
+def ex1(body):
+    return EX1_HEAD + body.strip('\n') + '\n' + EX1_TAIL
+
+EX1 = [
+    W('m', 'the chain rule through expand (jax.vjp of it): round has derivative 0, so every cotangent of x is 0',
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        out, f_vjp = jax.vjp(lambda v: self.expand(v, scale), x)
+        return self(x, scale), f_vjp
+
+    def vjp_bwd_retval(self, f_vjp, g):
+        return (f_vjp(g)[0], None)
+''')),
+    W('m', 'passes the cotangent through everywhere, also where the clip decides the output (|x| > levels * scale)',
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), None
+
+    def vjp_bwd_retval(self, res, g):
+        return (g, None)                       # straight through
+''')),
+    W('a', "returns the mask itself as x's cotangent: right only for an all-ones cotangent (a plain sum)",
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), jnp.abs(x) <= self.levels * scale
+
+    def vjp_bwd_retval(self, inside, g):
+        return (inside.astype(g.dtype), None)
+''')),
+    W('c', 'a strict < at the edge of the range: |x| == levels * scale gets 0 instead of g',
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), jnp.abs(x) < self.levels * scale
+
+    def vjp_bwd_retval(self, inside, g):
+        return (jnp.where(inside, g, 0), None)
+''')),
+    W('b', 'the range leaves scale out (|x| <= levels): right only for scale = 1',
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), jnp.abs(x) <= self.levels
+
+    def vjp_bwd_retval(self, inside, g):
+        return (jnp.where(inside, g, 0), None)
+''')),
+    W('g', 'hard-codes 7 levels, the default: wrong for any other levels',
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), jnp.abs(x) <= 7 * scale
+
+    def vjp_bwd_retval(self, inside, g):
+        return (jnp.where(inside, g, 0), None)
+''')),
+    W('d', 'computes the output with jax.numpy in vjp_fwd instead of applying the primitive: the gradient no longer applies FakeQuant',
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        out = scale * jnp.clip(jnp.round(x / scale), -self.levels, self.levels)
+        return out, jnp.abs(x) <= self.levels * scale
+
+    def vjp_bwd_retval(self, inside, g):
+        return (jnp.where(inside, g, 0), None)
+''')),
+    W('c', "zeros made with jnp.zeros(g.shape), float32: a bfloat16 x gets a float32 cotangent",
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), jnp.abs(x) <= self.levels * scale
+
+    def vjp_bwd_retval(self, inside, g):
+        return (jnp.where(inside, g, jnp.zeros(g.shape)), None)
+''')),
+    W('m', 'gives scale a straight-through gradient too, though the text says scale gets none',
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        inside = jnp.abs(x) <= self.levels * scale
+        return self(x, scale), (inside, jnp.clip(jnp.round(x / scale), -self.levels, self.levels))
+
+    def vjp_bwd_retval(self, res, g):
+        inside, k = res
+        return (jnp.where(inside, g, 0), jnp.sum(g * k))       # d(scale * k) / d scale = k
+''')),
+    W('b', 'reads scale with float(): fine eagerly, a tracer error under jax.jit where scale is traced',
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        bound = self.levels * float(scale)
+        return self(x, scale), jnp.abs(x) <= bound
+
+    def vjp_bwd_retval(self, inside, g):
+        return (jnp.where(inside, g, 0), None)
+''')),
+    W('m', "returns x's cotangent alone, a bare array rather than a tuple with one entry per input",
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), jnp.abs(x) <= self.levels * scale
+
+    def vjp_bwd_retval(self, inside, g):
+        return jnp.where(inside, g, 0)
+''')),
+    W('c', 'recovers the range from the output: a clipped entry equals the bound, so |q| <= levels * scale lets it pass too',
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        q = self(x, scale)
+        return q, (q, scale)
+
+    def vjp_bwd_retval(self, res, g):
+        q, scale = res
+        return (jnp.where(jnp.abs(q) <= self.levels * scale, g, 0), None)
+''')),
+    W('c', 'compares the rounded level with levels: 1.6 with scale 0.5 and 3 levels rounds to 3 and passes, though |x| > 1.5',
+      ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), jnp.abs(jnp.round(x / scale)) <= self.levels
+
+    def vjp_bwd_retval(self, inside, g):
+        return (jnp.where(inside, g, 0), None)
+''')),
+]
+
+EX3_HEAD = '''class Norm(HiPrim):
+    """The Euclidean norm of x along a static axis; its gradient at a zero vector is 0."""
+    def __init__(self, x_aval, axis):
+        self.in_avals = (x_aval,)
+        self.out_aval = ShapedArray(x_aval.shape[:axis] + x_aval.shape[axis + 1:], x_aval.dtype)
+        self.params = dict(axis=axis)
+        super().__init__()
+
+    def expand(self, x):
+        return jnp.sqrt(jnp.sum(x * x, axis=self.axis))
+
+    def vjp_fwd(self, nzs_in, x):
+        n = self(x)
+        return n, (x, n)
+
+    def vjp_bwd_retval(self, res, g):
+        x, n = res
+        n, g = jnp.expand_dims(n, self.axis), jnp.expand_dims(g, self.axis)
+        return (jnp.where(n > 0, x / jnp.where(n > 0, n, 1), 0) * g,)   # 0 at a zero vector
+
+    def batch(self, axis_data, args, dims):
+'''
+EX3_TAIL = '''
+def norm(x, axis=-1):
+    return Norm(jax.typeof(x), axis % jnp.ndim(x))(x)
+'''
+
+def ex3(body):
+    return EX3_HEAD + body.strip('\n') + '\n' + EX3_TAIL
+
+EX3 = [
+    W('d', "one vmap_rule line over expand, section 9's WDotV: right values, but the batched program has sqrt and no Norm, so a gradient outside vmap is nan at a zero row",
+      ex3('''
+        return vmap_rule(axis_data, self.expand, dims, 0)(*args), 0
+''')),
+    W('e', 'plain jax.numpy in the batched program: right under vmap alone, nan for a zero row when grad is taken outside the vmap',
+      ex3('''
+        (x,), (d,) = args, dims
+        x = jnp.moveaxis(x, d, 0)
+        return jnp.sqrt(jnp.sum(x * x, axis=self.axis + 1)), 0
+''')),
+    W('m', 'maps the primitive itself with vmap_rule: its vmap calls this rule again, without end (RecursionError)',
+      ex3('''
+        return vmap_rule(axis_data, lambda v: Norm(jax.typeof(v), self.axis)(v), dims, 0)(*args), 0
+''')),
+    W('m', 'applies self, the instance built for the unbatched type, to the batched array: the declared output type is wrong',
+      ex3('''
+        (x,), (d,) = args, dims
+        return self(x), d
+''')),
+    W('c', 'moves the batch axis to the front but keeps self.axis: it then reduces the wrong axis (the batch axis when axis is 0)',
+      ex3('''
+        (x,), (d,) = args, dims
+        x = jnp.moveaxis(x, d, 0)
+        return Norm(jax.typeof(x), self.axis)(x), 0
+''')),
+    W('c', 'shifts the axis as if the batch axis were first, without moving it: right only for in_axes=0',
+      ex3('''
+        (x,), (d,) = args, dims
+        return Norm(jax.typeof(x), self.axis + 1)(x), 0
+''')),
+    W('b', "ignores self.axis and reduces each example's last axis: right only when axis is the last",
+      ex3('''
+        (x,), (d,) = args, dims
+        x = jnp.moveaxis(x, d, 0)
+        return Norm(jax.typeof(x), x.ndim - 1)(x), 0
+''')),
+    W('g', 'hard-codes the reduced axis to 1 (axis 0 of a vector, shifted): right only for axis 0',
+      ex3('''
+        (x,), (d,) = args, dims
+        x = jnp.moveaxis(x, d, 0)
+        return Norm(jax.typeof(x), 1)(x), 0
+''')),
+    W('c', 'moves the batch axis to the front but returns d as the output batch axis: right only for in_axes=0',
+      ex3('''
+        (x,), (d,) = args, dims
+        x = jnp.moveaxis(x, d, 0)
+        return Norm(jax.typeof(x), self.axis + 1)(x), d
+''')),
+    W('c', 'keeps the batch axis in place and shifts the reduced axis, but returns d as the output axis even when the batch axis came after the reduced one',
+      ex3('''
+        (x,), (d,) = args, dims
+        axis = self.axis + 1 if d <= self.axis else self.axis
+        return Norm(jax.typeof(x), axis)(x), d
+''')),
+    W('c', 'computes the batched norms in float32 "for accuracy": a bfloat16 x gives a float32 result',
+      ex3('''
+        (x,), (d,) = args, dims
+        x = jnp.moveaxis(x, d, 0).astype(jnp.float32)
+        return Norm(jax.typeof(x), self.axis + 1)(x), 0
+''')),
+]
+
+EX1.append(
+        W('c', 'differentiates the clip instead (jax.vjp of jnp.clip(x, -L, L)): at the edges the cotangent is split, half of g',
+          ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        bound = self.levels * scale
+        _, clip_vjp = jax.vjp(lambda v: jnp.clip(v, -bound, bound), x)
+        return self(x, scale), clip_vjp
+
+    def vjp_bwd_retval(self, clip_vjp, g):
+        return (clip_vjp(g)[0], None)
+''')))
+
+WRONG['ex1_answer'] = EX1
+WRONG['ex3_answer'] = EX3
+
+# Right answers written another way, for the two new exercises.
+RIGHT.update({
+    'ex1_answer': [
+        R('saves x and scale and builds the mask in the backward rule', ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), (x, scale)
+
+    def vjp_bwd_retval(self, res, g):
+        x, scale = res
+        return (jnp.where(jnp.abs(x) <= self.levels * scale, g, 0), None)
+''')),
+        R('multiplies g by the boolean mask, which keeps g\'s dtype', ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), jnp.abs(x) <= self.levels * scale
+
+    def vjp_bwd_retval(self, inside, g):
+        return (g * inside, None)
+''')),
+        R('zeros for scale instead of None: the same zero gradient', ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), (jnp.abs(x) <= self.levels * scale, scale)
+
+    def vjp_bwd_retval(self, res, g):
+        inside, scale = res
+        return (jnp.where(inside, g, 0), jnp.zeros_like(scale))
+''')),
+        R('compares |x / scale| with levels: the same range', ex1('''
+    def vjp_fwd(self, nzs_in, x, scale):
+        return self(x, scale), jnp.abs(x / scale) <= self.levels
+
+    def vjp_bwd_retval(self, inside, g):
+        return (jnp.where(inside, g, jnp.zeros_like(g)), None)
+''')),
+    ],
+    'ex3_answer': [
+        R('bdims_at_front moves the batch axis first', ex3('''
+        (x,) = bdims_at_front(axis_data, args, dims)
+        return Norm(jax.typeof(x), self.axis + 1)(x), 0
+''')),
+        R('keeps the batch axis where it is: shifts the reduced axis past it and computes where the batch axis lands in the output', ex3('''
+        (x,), (d,) = args, dims
+        axis = self.axis + 1 if d <= self.axis else self.axis
+        return Norm(jax.typeof(x), axis)(x), d if d < axis else d - 1
+''')),
+        R('moves the batch axis last, so the reduced axis keeps its index; the output batch axis is then the last', ex3('''
+        (x,), (d,) = args, dims
+        x = jnp.moveaxis(x, d, -1)
+        out = Norm(jax.typeof(x), self.axis)(x)
+        return out, out.ndim - 1
+''')),
+    ],
+})
