@@ -1,8 +1,8 @@
 """Wrong answers for 08_autodiff_batching_rules (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import W
+from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'abcem', 'ex2_answer': 'cdegm', 'ex3_answer': 'cegm', 'ex4_answer': 'abcegm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'abcdem', 'ex2_answer': 'cdegm', 'ex3_answer': 'cdegm', 'ex4_answer': 'abcdegm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -955,3 +955,36 @@ WRONG['ex4_answer'] += [
     W('c', "c's cotangent as jnp.tensordot(ct, x) (default axes=2): right for a 2-D x only",
       'def scale_transpose(ct, x, c):\n    if ad.is_undefined_primal(x):\n        if type(ct) is ad.Zero:\n            return ad.Zero(x.aval.to_tangent_aval()), None\n        return scale(ct, c), None\n    if type(ct) is ad.Zero:\n        return None, ad.Zero(c.aval.to_tangent_aval())\n    return None, jnp.tensordot(ct, x)\n\nad.primitive_transposes[scale_p] = scale_transpose\n'),
 ]
+
+# Round 12: written from the exercise texts rewritten as requirement lists, which now say that JAX runs the learner's
+# own rules and that a batching rule is one computation; the second and third scored full marks before.
+WRONG['ex1_answer'] += [
+    W('d', 'the JVP tangent written with jnp.sum, so grad never reaches the transpose rule, which spreads the mean of ct: '
+           'right only for a uniform ct',
+      'forget_rules(custom_reduce_sum_p)\n\ndef reduce_sum_jvp(primals, tangents, *, axes):\n    (x,), (x_dot,) = primals, tangents\n    y = custom_reduce_sum_p.bind(x, axes=axes)\n    if type(x_dot) is ad.Zero:\n        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n    return y, jnp.sum(x_dot, axis=axes)\n\ndef reduce_sum_transpose(ct, x, *, axes):\n    if type(ct) is ad.Zero:\n        return (ad.Zero(x.aval.to_tangent_aval()),)\n    return (jnp.ones(x.aval.shape, ct.dtype) * jnp.mean(ct),)\n\ndef reduce_sum_batch(batched_args, batch_dims, *, axes):\n    (x,), (bd,) = batched_args, batch_dims\n    x = jnp.moveaxis(x, bd, 0)\n    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n\nad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\nad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\nbatching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', 'a loop over the examples with lax.map: the values are right, but the batch is not one computation (a scan in the jaxpr)',
+      'def matvec_batch(batched_args, batch_dims):\n    (w, x), (wd, xd) = batched_args, batch_dims\n    size = w.shape[wd] if wd is not None else x.shape[xd]\n    w = jnp.moveaxis(w, wd, 0) if wd is not None else jnp.broadcast_to(w, (size, *w.shape))\n    x = jnp.moveaxis(x, xd, 0) if xd is not None else jnp.broadcast_to(x, (size, *x.shape))\n    return jax.lax.map(lambda wx: matvec(*wx), (w, x)), 0\n\nbatching.primitive_batchers[matvec_p] = matvec_batch\n'),
+    W('d', 'a Python loop over the examples, with an empty batch answered apart: one matvec equation per example',
+      'def matvec_batch(batched_args, batch_dims):\n    (w, x), (wd, xd) = batched_args, batch_dims\n    size = w.shape[wd] if wd is not None else x.shape[xd]\n    rows = [matvec(jnp.take(w, i, wd) if wd is not None else w, jnp.take(x, i, xd) if xd is not None else x) for i in range(size)]\n    if not rows:\n        m = w.shape[1] if wd == 0 else w.shape[0] if wd is None or wd > 0 else w.shape[0]\n        m = jnp.moveaxis(w, wd, 0).shape[1] if wd is not None else w.shape[0]\n        return jnp.zeros((0, m), jnp.result_type(w, x)), 0\n    return jnp.stack(rows), 0\n\nbatching.primitive_batchers[matvec_p] = matvec_batch\n'),
+]
+WRONG['ex4_answer'] += [
+    W('d', 'the JVP replaced by one written with *, so JAX transposes mul itself and never runs scale_transpose, whose c branch was left out',
+      'def scale_transpose(ct, x, c):\n    if ad.is_undefined_primal(x):\n        if type(ct) is ad.Zero:\n            return ad.Zero(x.aval.to_tangent_aval()), None\n        return scale(ct, c), None\n    if type(ct) is ad.Zero:\n        return None, ad.Zero(c.aval.to_tangent_aval())\n    return None, None   # c: left for later\n\nad.primitive_transposes[scale_p] = scale_transpose\nad.primitive_jvps[scale_p] = lambda primals, tangents: (scale(*primals), ad.instantiate_zeros(tangents[0]) * primals[1] + primals[0] * ad.instantiate_zeros(tangents[1]))\n'),
+    W('d', 'a right scale_transpose, but the JVP replaced by one written with *: every gradient is right, and JAX never runs the rule',
+      'def scale_transpose(ct, x, c):\n    if ad.is_undefined_primal(x):\n        return (ad.Zero(x.aval.to_tangent_aval()) if type(ct) is ad.Zero else scale(ct, c)), None\n    return None, (ad.Zero(c.aval.to_tangent_aval()) if type(ct) is ad.Zero else jnp.sum(ct * x))\n\nad.primitive_transposes[scale_p] = scale_transpose\n# the tangent with *, which JAX knows how to transpose\nad.primitive_jvps[scale_p] = lambda primals, tangents: (scale(*primals), ad.instantiate_zeros(tangents[0]) * primals[1] + primals[0] * ad.instantiate_zeros(tangents[1]))\n'),
+]
+
+RIGHT = {
+    'ex3_answer': [
+        R('the rule vmaps jnp.matmul with the batch axes it is given: jnp batches it in one computation',
+          'def matvec_batch(batched_args, batch_dims):\n    (w, x), (wd, xd) = batched_args, batch_dims\n    return jax.vmap(jnp.matmul, in_axes=(wd, xd))(w, x), 0\n\nbatching.primitive_batchers[matvec_p] = matvec_batch\n'),
+    ],
+    'ex4_answer': [
+        R("c's cotangent as jnp.vdot(ct, x) and x's as ct * c, each zero decided inline",
+          'def scale_transpose(ct, x, c):\n    if ad.is_undefined_primal(x):\n        return (ad.Zero(x.aval.to_tangent_aval()) if type(ct) is ad.Zero else ct * c), None\n    return None, (ad.Zero(c.aval.to_tangent_aval()) if type(ct) is ad.Zero else jnp.vdot(ct, x))\n\nad.primitive_transposes[scale_p] = scale_transpose\n'),
+        R('the rule is a functools.partial of a two-role function, registered as the given cell does',
+          'def _transpose_for(ct, x, c, *, role):\n    undefined = x if role == "x" else c\n    if type(ct) is ad.Zero:\n        zero = ad.Zero(undefined.aval.to_tangent_aval())\n        return (zero, None) if role == "x" else (None, zero)\n    return (scale(ct, c), None) if role == "x" else (None, jnp.sum(ct * x))\n\ndef scale_transpose(ct, x, c):\n    return _transpose_for(ct, x, c, role="x" if ad.is_undefined_primal(x) else "c")\n\nad.primitive_transposes[scale_p] = scale_transpose\n'),
+    ],
+}
