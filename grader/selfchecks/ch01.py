@@ -325,12 +325,12 @@ def exercise2(frozen_put) -> None:
                      what=f"frozen_put({name}): (its dtype, whether it is weakly typed)",
                      hint="the dtype JAX gives x by default, what jnp.asarray(x) has (uint64 becomes uint32, int8 stays int8), "
                           "also for empty and 0-d arrays: no dtype map of your own, no x.item(), no jnp.zeros(x.shape)")
-    changing = np.arange(5.0)
+    changing = np.arange(5.0, dtype=np.float32)  # float32: device_put keeps it as it is, and may use its buffer
     first = frozen_put(changing)
     changing[0] = 99.0
     checks.equal(float(frozen_put(changing)[0]), 99.0, what="frozen_put(x)[0] for a second call after x[0] = 99",
                  hint="copy x on every call: a result kept by id(x) is stale once x changes")
-    frozen_put(np.full(5, 7.0))
+    frozen_put(np.full(5, 7.0, np.float32))
     del changing
     gc.collect()
     junk = litter(5 * 4 + 64)

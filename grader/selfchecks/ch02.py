@@ -257,7 +257,8 @@ def check_twin(writeable_twin, make, label, written=1):
         return
     checks.equal((type(host), type(j)), (np.ndarray, type(y)),
                  what=f"{label}: the types writeable_twin returns (a NumPy array, a jax.Array)")
-    checks.close(j, y, what=f"{label}: j", hint="copy y's values exactly, in y's own dtype and shape")
+    checks.close(j, y, what=f"{label}: j", hint="copy y's values exactly, in y's own dtype and shape, into memory host owns "
+                                                "(j shares it, so it must still be there after writeable_twin returns)")
     checks.close(np.asarray(host), np.asarray(y), what=f"{label}: host",
                  hint="allocate host with aligned_empty(y.shape, y.dtype) and copy y's values in unchanged")
     if y.size:  # an empty array has nothing to write into
@@ -415,8 +416,9 @@ def scaled(scale_and_view, functions, host, factor, label):
 def check_scaled(scale_and_view, functions, n, factor, label, offset=0, shape=None):
     """scale_and_view scales n float32 values in place with one call of scale_f32, touches nothing after them,
     and returns their new values (sharing host's memory when host is aligned)."""
-    buffer = aligned_empty(n + 8, offset=offset)          # 8 guard values after the array
-    buffer[:] = np.arange(1, n + 9)
+    guard = 4 * n + 8  # values after the array: enough to catch a count in bytes (4 * n values written) readably
+    buffer = aligned_empty(n + guard, offset=offset)
+    buffer[:] = np.arange(1, n + guard + 1)
     host = buffer[:n].reshape(shape if shape is not None else (n,))
     where = address(host)
     j, counts = scaled(scale_and_view, functions, host, factor, label)
@@ -429,7 +431,7 @@ def check_scaled(scale_and_view, functions, n, factor, label, offset=0, shape=No
                  what=f"{label}: the returned array",
                  hint="import host after scaling it: for an unaligned host, jax.dlpack.from_dlpack copies the values it finds")
     checks.close(buffer, np.concatenate([np.arange(1, n + 1, dtype=np.float32) * np.float32(factor),
-                                         np.arange(n + 1, n + 9, dtype=np.float32)]),
+                                         np.arange(n + 1, n + guard + 1, dtype=np.float32)]),
                  what=f"{label}: host (scaled in place) and the memory after it (untouched)",
                  hint="call scale_f32(address(host), host.size, factor); do not make a new array")
     checks.equal(address(host) - where, 0, what=f"{label}: how many bytes host's data moved")

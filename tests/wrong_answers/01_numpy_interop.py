@@ -530,3 +530,11 @@ RIGHT['ex2_answer'].extend([
     R('copies on the host only when x is 64-byte aligned: device_put copies an unaligned x at once, before it returns',
       'def frozen_put(x):\n    if address(x) % 64 == 0:\n        return jax.device_put(np.array(x))\n    return jax.device_put(x)\n'),
 ])
+
+# Round 12: found by a reviewer who read only the learner's notebook. A staging buffer reused per shape and dtype passed
+# every check (the check's arrays were float64, which device_put converts, so the buffer was never used); it uses
+# float32 arrays now.
+WRONG['ex2_answer'] += [
+    W('f', 'stages through one reusable host buffer per shape/dtype: device_put aliases it when aligned, so a later call changes an earlier result',
+      '_staging = {}\n\ndef frozen_put(x):\n    key = (x.shape, x.dtype.str)\n    if key not in _staging:\n        raw = np.empty(x.nbytes + 64, dtype=np.uint8)\n        start = (-address(raw)) % 64\n        _staging[key] = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n    buf = _staging[key]\n    buf[...] = x\n    return jax.device_put(buf)\n'),
+]

@@ -602,3 +602,17 @@ WRONG['ex3_answer'] += [
       '        raise ValueError("scale_f32 needs a writeable, C-contiguous float32 array")\n    scale_f32(address(host), host.size, factor)\n'
       '    return jax.dlpack.from_dlpack(host)\n'),
 ]
+
+# Round 12: found by a reviewer who read only the learner's notebook. A count in bytes where scale_f32 takes elements
+# wrote past host and killed the kernel before any check could say so; the checks now leave room after host for it,
+# so it fails a check. The text now says checked_scale_f32 is fine and an empty host needs no call.
+WRONG['ex3_answer'] += [
+    W('c', 'passes host.nbytes as the element count: scales four times as much memory as host holds',
+      "def scale_and_view(host, factor):\n    if not (isinstance(host, np.ndarray) and host.dtype == np.dtype(np.float32)\n            and host.flags.c_contiguous and host.flags.writeable):\n        raise ValueError('host must be a writeable, C-contiguous float32 array')\n    scale_f32(address(host), host.nbytes, factor)\n    return jax.dlpack.from_dlpack(host)\n"),
+]
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('calls the same C++ function through the checked binding checked_scale_f32 (section 7), passing the array',
+      "def scale_and_view(host, factor):\n    if not (isinstance(host, np.ndarray) and host.dtype == np.dtype(np.float32)\n            and host.flags.c_contiguous and host.flags.writeable):\n        raise ValueError('host must be a writeable, C-contiguous float32 array')\n    checked_scale_f32(host, host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n"),
+    R('skips the C++ call when host is empty (nothing to scale): zero calls instead of one',
+      "def scale_and_view(host, factor):\n    if not (isinstance(host, np.ndarray) and host.dtype == np.dtype(np.float32)\n            and host.flags.c_contiguous and host.flags.writeable):\n        raise ValueError('host must be a writeable, C-contiguous float32 array')\n    if host.size:\n        scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n"),
+])
