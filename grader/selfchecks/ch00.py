@@ -65,6 +65,9 @@ def exercise2(make_scaled) -> None:
     checks.close(checks.runs(lambda: make_scaled(-0.25)(v), what="make_scaled(-0.25)([1, 4, -0.5])"),
                  np.array([-0.25, -1.0, 0.125], np.float32), what="make_scaled(-0.25)([1, 4, -0.5])",
                  hint="multiply by factor as it is: no rounding to an int")
+    checks.close(checks.runs(lambda: make_scaled(0.1)(v), what="make_scaled(0.1)([1, 4, -0.5])"),
+                 np.array([0.1, 0.4, -0.05], np.float32), what="make_scaled(0.1)([1, 4, -0.5])",
+                 hint="multiply by factor as it is: 0.1 in float16 or bfloat16 is 0.0999755... or 0.10009...")
 
 
 def _library_file(fn) -> str | None:
@@ -86,12 +89,14 @@ def exercise3(make_cube) -> None:
     """make_cube returns the compiled C++ cube, declared and computed in double."""
     cube = checks.runs(make_cube, what="make_cube()",
                        hint='declare the function extern "C", so that lib.function finds it by the name cube')
-    checks.equal(getattr(getattr(cube, "restype", None), "__name__", None), "c_double",
-                 what="the result type of the function make_cube() returns (its restype)",
-                 hint="return what lib.function(...) gives, with restype=ctypes.c_double")
+    checks.equal(isinstance(cube, ctypes._CFuncPtr), True, what="whether make_cube() returns a ctypes function",
+                 hint='return what lib.function("cube", ...) gives: not the library, nor a Python function around it')
+    checks.equal(str(getattr(getattr(cube, "restype", None), "__name__", None)), "c_double",
+                 what="the name of the result type (restype) of the function make_cube() returns",
+                 hint="pass restype=ctypes.c_double to lib.function: without it, the result is read as nothing")
     checks.equal([t.__name__ for t in getattr(cube, "argtypes", None) or []], ["c_double"],
-                 what="the argument types of the function make_cube() returns (its argtypes)",
-                 hint="return what lib.function(...) gives, with argtypes=[ctypes.c_double]")
+                 what="the names of the argument types (argtypes) of the function make_cube() returns",
+                 hint="pass argtypes=[ctypes.c_double] to lib.function")
     checks.equal(checks.runs(lambda: cube(2.0), what="make_cube()(2.0)"), 8.0, what="make_cube()(2.0)")
     checks.equal(checks.runs(lambda: cube(1.5), what="make_cube()(1.5)"), 3.375, what="make_cube()(1.5)",
                  hint="compute x * x * x on the double x itself (no rounding to an int)")

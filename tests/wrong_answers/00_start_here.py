@@ -119,3 +119,10 @@ RIGHT = {
           'def make_cube():\n    code = \'extern "C" double cube(double x) { return __builtin_powi(x, 3); }\'\n    lib = grader.build(code=code, name=\'cube_powi\')\n    return lib.function("cube", argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
     ],
 }
+
+# Round 12: found by a reviewer who read only the learner's notebook. A factor rounded to float16 passed every check (each
+# factor checked was exact in float16); make_scaled(0.1) is checked visibly.
+WRONG['ex2_answer'] += [
+    W('c', 'rounds factor to float16: right only for factors exact in half precision',
+      'def make_scaled(factor):\n    f = jnp.float16(factor)\n    return jax.jit(lambda x: (f * x).astype(x.dtype))\n'),
+]

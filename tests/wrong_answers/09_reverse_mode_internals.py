@@ -577,3 +577,16 @@ RIGHT.setdefault('ex4_answer', []).extend([
       'def logistic_linearization(is_vjp, nonzeros, v):\n    out = logistic(v)\n\n    def linearized(residuals, structured, v_dot):\n        (s,) = residuals\n        return s * (1.0 - s) * v_dot\n\n'
       '    return out, nonzeros[0], (out,), None, linearized\n\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
 ])
+
+# Round 12: found by a reviewer who read only the learner's notebook. Skipping every equation with an effect passed every
+# check (the only effect checked read no linear value); a callback that reads u is now checked visibly, and the text
+# says such an equation is listed. A residual passed as a structured one lost points to a check stricter than the text
+# (which input of the linear call the forward output is); the check now counts them.
+WRONG['ex3_answer'] += [
+    W('m', 'skips equations with effects even when they read a linear value',
+      'def transposed_equations(jaxpr, linear):\n    lin = {v for v, l in zip(jaxpr.invars, linear) if l}\n    found = []\n    for i, eqn in enumerate(jaxpr.eqns):\n        if eqn.effects:\n            continue\n        if any(isinstance(v, Var) and v in lin for v in eqn.invars):\n            found.append(i)\n            lin.update(eqn.outvars)\n    return found\n'),
+]
+RIGHT.setdefault('ex4_answer', []).extend([
+    R('the output passed as a structured residual: the linear call reads it as another input',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    return s, nonzeros[0], [], s, lambda _res, out, v_dot: out * (1 - out) * v_dot\n\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+])
