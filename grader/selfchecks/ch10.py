@@ -95,6 +95,13 @@ def exercise1(FakeQuant, fake_quant) -> None:
     checks.equal(str(half.dtype), "bfloat16", what="the dtype of x's cotangent for a bfloat16 x",
                  hint="keep g's dtype: jnp.where(mask, g, 0), not zeros made in float32")
     checks.close(np.asarray(half, np.float32), straight_through(x, 0.5, 3, g), what="grad for a bfloat16 x and scale, levels=3")
+    twice = jnp.array([0.1, 0.5, 0.9, 2.0])
+    label = "grad of sum(fake_quant(0.5 * fake_quant(x, 0.25, 3), 0.25, 3) * [1, 2, 3, 4]) at x = [0.1, 0.5, 0.9, 2]"
+    checks.close(run(label, lambda: jax.grad(lambda u: jnp.sum(fake_quant(0.5 * fake_quant(u, jnp.float32(0.25), 3),
+                                                                           jnp.float32(0.25), 3) * jnp.arange(1.0, 5.0)))(twice)),
+                 np.array([0.5, 1.0, 0.0, 0.0], np.float32), what=label + ": two FakeQuants, each with its own range",
+                 hint="each application keeps its own mask in its residuals: the backward rule sees only those, not a "
+                      "variable set by the last forward call")
 
 
 # ---- Exercise 2 ---------------------------------------------------------------------------------
@@ -143,7 +150,8 @@ def exercise2(WeightedRows, weighted_rows) -> None:
     gt, gw = run("grad(loss, argnums=(0, 1))", lambda: jax.grad(loss, argnums=(0, 1))(table, w), acc_hint, (None, None))
     checks.close(gw, jax.grad(loss_ref, argnums=1)(table, w), what="the gradient of w")
     checks.close(gt, jax.grad(loss_ref, argnums=0)(table, w), what="the gradient of table (row 4 is used twice)",
-                 hint="a repeated row gets every contribution, and the dense cotangent has the table's shape (6, 3)")
+                 hint="row rows[j] gets w[j] * g[j] (g's row j, scaled by w[j]); a repeated row gets every contribution, "
+                      "and the dense cotangent has the table's shape (6, 3)")
     null_hint = "a NullAccum has no ref: test isinstance(table_acc, NullAccum) (or RefAccum) before using table_acc.ref"
     checks.close(run("grad(loss, argnums=1), the gradient of w alone", lambda: jax.grad(loss, argnums=1)(table, w), null_hint),
                  jax.grad(loss_ref, argnums=1)(table, w), what="the gradient of w alone (table's accumulator is a NullAccum)")
@@ -161,7 +169,8 @@ def exercise2(WeightedRows, weighted_rows) -> None:
                  hint=rows_hint)
     checks.close(gt_b, jax.grad(loss_b_ref, argnums=0)(table, w),
                  what="the gradient of table for rows = (1, 1, 0), after the calls above", hint=rows_hint)
-    ref_hint = "add into the ref (do not overwrite it), one row at a time, so that row 4 gets both contributions"
+    ref_hint = ("for each j, add w[j] * g[j] into row rows[j] of the ref (+=, not =), so that row 4 gets both "
+                "contributions")
     got_buf, got_w = run("the backward pass into a ref", lambda: into_ref(weighted_rows, table, w, rows, g, jnp.ones((6, 3))), ref_hint,
                          (None, None))
     checks.close(got_buf, 1.0 + jax.grad(loss_ref, argnums=0)(table, w), what="a ref that started at ones, after one backward pass",
@@ -276,6 +285,11 @@ def exercise3(Norm, norm) -> None:
                  hint="keep x's dtype: no cast to float32")
     checks.close(np.asarray(half, np.float32), np.asarray(jax.vmap(lambda v: norm_ref(v, 0), in_axes=1)(X)), rtol=2e-2, atol=2e-2,
                  what="vmap(lambda v: norm(v, 0), in_axes=1) of a bfloat16 array")
+    S = jnp.asarray(np.random.default_rng(4).standard_normal((4, 4, 5)), jnp.float32)
+    label = "vmap(lambda v: norm(v, 1), in_axes=1)(S) for S of shape (4, 4, 5): two axes of the batch's size"
+    checks.close(run(label, lambda: jax.vmap(lambda v: norm(v, 1), in_axes=1)(S), hint),
+                 jax.vmap(lambda v: norm_ref(v, 1), in_axes=1)(S), what=label, rtol=1e-5, atol=1e-6,
+                 hint="find the batch axis from the rule's dims (where vmap put it), not from its size: here two axes have it")
 
 
 # ---- Exercise 4 ---------------------------------------------------------------------------------
@@ -303,7 +317,8 @@ def exercise4(ScaledCumsum, scaled_cumsum) -> None:
                  np_cumsum(t, 1, 2.5), what="the tangent from jax.jvp, axis=1, scale=2.5, on a (3, 4) array", hint=jvp_hint)
     jvp_text = run("make_jaxpr of jax.jvp", lambda: jaxpr_of(lambda v, w: jax.jvp(lambda u: scaled_cumsum(u, 1, 2.5), (v,), (w,)), x, t),
                    jvp_hint, "")
-    checks.equal(applied(jvp_text), ([(1, 2.5, False)] * 2, False), hint="compute the tangent with self(x_dot), not with jax.lax",
+    checks.equal(applied(jvp_text), ([(1, 2.5, False)] * 2, False), hint="compute the output and the tangent by applying the primitive, self(x) and self(x_dot): not "
+                      "self.expand, not jax.lax",
                  what="(ScaledCumsum equations, whether lax's cumsum appears) in jax.jvp's jaxpr")
     checks.close(run("jax.linearize", lambda: jax.linearize(lambda v: scaled_cumsum(v, 0, -0.5, True), x)[1](t), jvp_hint),
                  np_cumsum(t, 0, -0.5, True), what="the linearized map of axis=0, scale=-0.5, reverse=True, applied to a tangent")
