@@ -1335,3 +1335,174 @@ RIGHT.setdefault('ex2_answer', []).extend([
     R('forward kernel also returns sigma(x) as a second result and keeps (x, s) as residuals, as section 6 does with rms_norm_fwd; backward kernel reads x, s and ct_y',
       'silu_cc = r\'\'\'\n#include <cmath>\n#include <cstddef>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\n\n// Forward: y = x * s and the residual s = sigmoid(x), as rms_norm_fwd returns y and s.\nstatic ffi::Error FwdImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y, ffi::ResultBuffer<ffi::F32> s) {\n  if (y->element_count() != x.element_count() || s->element_count() != x.element_count())\n    return ffi::Error::InvalidArgument("silu_fwd: sizes");\n  for (std::size_t i = 0; i < x.element_count(); ++i) {\n    const float v = x.typed_data()[i];\n    const float sv = 1.0f / (1.0f + std::exp(-v));\n    s->typed_data()[i] = sv;\n    y->typed_data()[i] = v * sv;\n  }\n  return ffi::Error::Success();\n}\n\n// Backward: ct_x = ct_y * s * (1 + x * (1 - s)), from the residuals x and s.\nstatic ffi::Error BwdImpl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> s, ffi::Buffer<ffi::F32> ct_y,\n                          ffi::ResultBuffer<ffi::F32> ct_x) {\n  const std::size_t n = x.element_count();\n  if (s.element_count() != n || ct_y.element_count() != n || ct_x->element_count() != n)\n    return ffi::Error::InvalidArgument("silu_bwd: sizes");\n  for (std::size_t i = 0; i < n; ++i) {\n    const float v = x.typed_data()[i], sv = s.typed_data()[i];\n    ct_x->typed_data()[i] = ct_y.typed_data()[i] * sv * (1.0f + v * (1.0f - sv));\n  }\n  return ffi::Error::Success();\n}\n\nXLA_FFI_DEFINE_HANDLER_SYMBOL(SiluFwd, FwdImpl,\n    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\nXLA_FFI_DEFINE_HANDLER_SYMBOL(SiluBwd, BwdImpl,\n    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n\'\'\'\nsilu_lib = grader.build(code=silu_cc, name=\'g11_silu_two\')\njax.ffi.register_ffi_target(\'g11_silu_two_fwd\', jax.ffi.pycapsule(silu_lib.cdll.SiluFwd), platform=\'cpu\')\njax.ffi.register_ffi_target(\'g11_silu_two_bwd\', jax.ffi.pycapsule(silu_lib.cdll.SiluBwd), platform=\'cpu\')\n\ndef _silu_fwd_call(x):\n    spec = jax.ShapeDtypeStruct(x.shape, x.dtype)\n    return jax.ffi.ffi_call(\'g11_silu_two_fwd\', (spec, spec), vmap_method=\'broadcast_all\')(x)\n\n@jax.custom_vjp\ndef silu_ffi(x):\n    return _silu_fwd_call(x)[0]\n\ndef silu_ffi_fwd(x):\n    y, s = _silu_fwd_call(x)\n    return y, (x, s)\n\ndef silu_ffi_bwd(residual, ct_y):\n    x, s = residual\n    return (jax.ffi.ffi_call(\'g11_silu_two_bwd\', jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method=\'broadcast_all\')(x, s, ct_y),)\n\nsilu_ffi.defvjp(silu_ffi_fwd, silu_ffi_bwd)\n'),
 ])
+
+# Round 11: written from the requirement lists of the one-sitting texts, before their checks.
+
+# A right min/max handler (two results, empty rows refused), for answers whose Python side is wrong.
+_RMM_OK_CC = r'''
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static ffi::Error RowMinMaxImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> lo, ffi::ResultBuffer<ffi::F32> hi) {
+  auto dims = x.dimensions();
+  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_minmax: x needs an axis");
+  const std::int64_t n = dims.back();
+  if (n == 0) return ffi::Error::InvalidArgument("row_minmax: rows must not be empty");
+  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float a = x.typed_data()[r * n], b = a;
+    for (std::int64_t i = 1; i < n; ++i) {
+      const float v = x.typed_data()[r * n + i];
+      a = v < a ? v : a;
+      b = v > b ? v : b;
+    }
+    lo->typed_data()[r] = a;
+    hi->typed_data()[r] = b;
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(RowMinMax, RowMinMaxImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+'''
+
+# SiLU kernels with a switch for the mistakes below: SKIP_ZERO_X leaves y unwritten where x == 0 ("silu(0) is 0").
+_SILU_OK_CC = r'''
+#include <cmath>
+#include <cstddef>
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+
+static float Sig(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+
+static ffi::Error FwdImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  for (std::size_t i = 0; i < x.element_count(); ++i) {
+    const float v = x.typed_data()[i];
+#ifdef SKIP_ZERO_X
+    if (v == 0.0f) continue;   // silu(0) is 0: nothing to write
+#endif
+    y->typed_data()[i] = v * Sig(v);
+  }
+  return ffi::Error::Success();
+}
+
+static ffi::Error BwdImpl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> ct, ffi::ResultBuffer<ffi::F32> ct_x) {
+  for (std::size_t i = 0; i < x.element_count(); ++i) {
+    const float v = x.typed_data()[i], s = Sig(v);
+    ct_x->typed_data()[i] = ct.typed_data()[i] * s * (1.0f + v * (1.0f - s));
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SiluFwd, FwdImpl, ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(SiluBwd, BwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+'''
+
+
+def _silu_answer(name, cc, *, forward, backward):
+    """An ex2 answer: build `cc` under `name`, register its two kernels, and use the given bodies."""
+    return (f"silu_cc = r'''{cc}'''\n"
+            f"silu_lib = grader.build(code=silu_cc, name='{name}')\n"
+            f"jax.ffi.register_ffi_target('{name}_fwd', jax.ffi.pycapsule(silu_lib.cdll.SiluFwd), platform='cpu')\n"
+            f"jax.ffi.register_ffi_target('{name}_bwd', jax.ffi.pycapsule(silu_lib.cdll.SiluBwd), platform='cpu')\n"
+            f"FWD, BWD = '{name}_fwd', '{name}_bwd'\n\n"
+            "@jax.custom_vjp\n"
+            f"def silu_ffi(x):\n{forward}\n"
+            "def silu_ffi_fwd(x):\n    return silu_ffi(x), x\n\n"
+            f"def silu_ffi_bwd(x, ct_y):\n{backward}\n"
+            "silu_ffi.defvjp(silu_ffi_fwd, silu_ffi_bwd)\n")
+
+
+_SILU_FWD_CALL = ("    return jax.ffi.ffi_call(FWD, jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all')(x)\n")
+_SILU_BWD_CALL = ("    return (jax.ffi.ffi_call(BWD, jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all')(x, ct_y),)\n")
+
+WRONG['ex1_answer'] += [
+    W('d', "calls the handler (kept in the program by has_side_effect=True) but returns jnp.min and jnp.max of x: the "
+           "program holds the FFI call, yet lo and hi never come from it",
+      f"row_minmax_cc = r'''{_RMM_OK_CC}'''\n"
+      "lib = grader.build(code=row_minmax_cc, name='r11_rmm_jnp')\n"
+      "jax.ffi.register_ffi_target('r11_rmm_jnp', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
+      "def row_minmax(x):\n"
+      "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
+      "    jax.ffi.ffi_call('r11_rmm_jnp', (spec, spec), vmap_method='broadcast_all', has_side_effect=True)(x)\n"
+      "    return jnp.min(x, axis=-1), jnp.max(x, axis=-1)\n"),
+    W('d', 'lo from the handler, hi recomputed with jnp.max: the FFI call is in the program and lo is its result, hi is not',
+      f"row_minmax_cc = r'''{_RMM_OK_CC}'''\n"
+      "lib = grader.build(code=row_minmax_cc, name='r11_rmm_half')\n"
+      "jax.ffi.register_ffi_target('r11_rmm_half', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
+      "def row_minmax(x):\n"
+      "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
+      "    lo, hi = jax.ffi.ffi_call('r11_rmm_half', (spec, spec), vmap_method='broadcast_all')(x)\n"
+      "    return lo, jnp.max(x, axis=-1)\n"),
+]
+
+WRONG['ex2_answer'] += [
+    W('d', "silu_ffi calls the forward kernel (kept by has_side_effect=True) but returns jax.nn.silu(x): the program holds "
+           "the FFI call, yet the value never comes from it",
+      _silu_answer("r11_silu_jnp", _SILU_OK_CC,
+                   forward="    jax.ffi.ffi_call(FWD, jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all',\n"
+                           "                     has_side_effect=True)(x)\n    return jax.nn.silu(x)\n",
+                   backward=_SILU_BWD_CALL)),
+    W('d', "the backward calls the second kernel with x and ct_y (kept by has_side_effect=True) but returns a jnp gradient: "
+           "two FFI targets in the program, and the kernel receives ȳ, yet the cotangent never comes from it",
+      _silu_answer("r11_silu_bwd_jnp", _SILU_OK_CC, forward=_SILU_FWD_CALL,
+                   backward="    jax.ffi.ffi_call(BWD, jax.ShapeDtypeStruct(x.shape, x.dtype), vmap_method='broadcast_all',\n"
+                            "                     has_side_effect=True)(x, ct_y)\n"
+                            "    s = jax.nn.sigmoid(x)\n    return (ct_y * s * (1 + x * (1 - s)),)\n")),
+    W('c', 'the forward kernel skips x == 0 ("silu(0) is 0: nothing to write") and leaves those outputs unwritten: result '
+           'memory holds what was there before',
+      _silu_answer("r11_silu_skip0", "#define SKIP_ZERO_X\n" + _SILU_OK_CC, forward=_SILU_FWD_CALL, backward=_SILU_BWD_CALL)),
+]
+
+# Round 11: right answers that the checks of mechanism (results replaced by a poison, a long call beside short ones)
+# must not refuse.
+RIGHT.setdefault('ex1_answer', []).extend([
+    R('the handler writes (hi, lo) and row_minmax swaps them back in Python: lo and hi are still the results of the one '
+      'FFI call, as it returns them',
+      f"row_minmax_cc = r'''{_RMM_OK_CC}'''.replace('lo->typed_data()[r] = a;', 'LO').replace('hi->typed_data()[r] = b;', "
+      "'lo->typed_data()[r] = b;').replace('LO', 'hi->typed_data()[r] = a;')\n"
+      "lib = grader.build(code=row_minmax_cc, name='r11_rmm_swapped_back')\n"
+      "jax.ffi.register_ffi_target('r11_rmm_swapped_back', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
+      "def row_minmax(x):\n"
+      "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
+      "    hi, lo = jax.ffi.ffi_call('r11_rmm_swapped_back', (spec, spec), vmap_method='broadcast_all')(x)\n"
+      "    return lo, hi\n"),
+    R('per-row results in a static scratch buffer guarded by a mutex for the whole call: calls wait for each other, '
+      'and each gives its own results',
+      "row_minmax_cc = r'''\n#include <algorithm>\n#include <cstdint>\n#include <mutex>\n#include <vector>\n"
+      "#include \"xla/ffi/api/ffi.h\"\nnamespace ffi = xla::ffi;\n\n"
+      "static std::mutex scratch_mutex;\nstatic std::vector<float> scratch;   // lo then hi, reused by every call\n\n"
+      "static ffi::Error RowMinMaxImpl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> lo, ffi::ResultBuffer<ffi::F32> hi) {\n"
+      "  auto dims = x.dimensions();\n"
+      "  if (dims.size() == 0) return ffi::Error::InvalidArgument(\"row_minmax: x needs an axis\");\n"
+      "  const std::int64_t n = dims.back();\n"
+      "  if (n == 0) return ffi::Error::InvalidArgument(\"row_minmax: rows must not be empty\");\n"
+      "  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n"
+      "  std::lock_guard<std::mutex> lock(scratch_mutex);\n"
+      "  scratch.resize(2 * rows);\n"
+      "  for (std::int64_t r = 0; r < rows; ++r) {\n"
+      "    const float* row = x.typed_data() + r * n;\n"
+      "    scratch[r] = *std::min_element(row, row + n);\n"
+      "    scratch[rows + r] = *std::max_element(row, row + n);\n"
+      "  }\n"
+      "  std::copy(scratch.begin(), scratch.begin() + rows, lo->typed_data());\n"
+      "  std::copy(scratch.begin() + rows, scratch.end(), hi->typed_data());\n"
+      "  return ffi::Error::Success();\n}\n\n"
+      "XLA_FFI_DEFINE_HANDLER_SYMBOL(RowMinMax, RowMinMaxImpl,\n"
+      "    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n'''\n"
+      "lib = grader.build(code=row_minmax_cc, name='r11_rmm_locked')\n"
+      "jax.ffi.register_ffi_target('r11_rmm_locked', jax.ffi.pycapsule(lib.cdll.RowMinMax), platform='cpu')\n"
+      "def row_minmax(x):\n"
+      "    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n"
+      "    return jax.ffi.ffi_call('r11_rmm_locked', (spec, spec), vmap_method='broadcast_all')(x)\n"),
+])
+RIGHT.setdefault('ex2_answer', []).extend([
+    R('the forward kernel is called on x flattened to 1-D and its result reshaped back to x.shape: silu_ffi(x) is still the '
+      "kernel's result, moved by a reshape",
+      _silu_answer("r11_silu_flat", _SILU_OK_CC,
+                   forward="    y = jax.ffi.ffi_call(FWD, jax.ShapeDtypeStruct((x.size,), x.dtype), vmap_method='broadcast_all')(x.reshape(-1))\n"
+                           "    return y.reshape(x.shape)\n",
+                   backward=_SILU_BWD_CALL)),
+])
