@@ -36,7 +36,7 @@ def exercise1(sum_of_squares) -> None:
     checks.close(checks.runs(lambda: sum_of_squares(jnp.float16(1.5)), what="sum_of_squares of a 0-d float16 array"),
                  np.float16(2.25), what="sum_of_squares(jnp.float16(1.5))", hint="keep x's dtype, also for a 0-d x")
     jitted = checks.runs(lambda: jax.jit(sum_of_squares)(m), what="jax.jit(sum_of_squares)([[1, -1], [2, 0.5]])",
-                         hint="use jnp only: np.asarray and float() cannot take the values jit traces with")
+                         hint="use jnp only: np.asarray and float() cannot take the tracers jit calls it with")
     checks.close(jitted, np.float32(6.25), what="jax.jit(sum_of_squares)([[1, -1], [2, 0.5]])")
     checks.close(checks.runs(lambda: jax.jit(sum_of_squares)(h), what="jax.jit(sum_of_squares) on float16"),
                  np.float16(6.5), what="jax.jit(sum_of_squares)(float16 [0.5, -1.5, 2])")
