@@ -29,8 +29,8 @@ static void LogShape(const ffi::AnyBuffer& b) {
 }
 
 static ffi::Error ShapeProbeImpl(ffi::AnyBuffer a, ffi::AnyBuffer b, ffi::Result<ffi::AnyBuffer> out) {
-  if (out->size_bytes() != a.size_bytes()) {
-    return ffi::Error::InvalidArgument("shape_probe: the result must be the size of a");
+  if (out->element_type() != a.element_type() || out->element_count() != a.element_count()) {
+    return ffi::Error::InvalidArgument("shape_probe: the result must have a's dtype and size");
   }
   {
     std::lock_guard<std::mutex> lock(log_mutex);
@@ -65,8 +65,8 @@ static std::atomic<int> inside{0};
 static std::atomic<int> most_inside{0};
 
 static ffi::Error SlowCopyImpl(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y) {
-  if (y->size_bytes() != x.size_bytes()) {
-    return ffi::Error::InvalidArgument("slow_copy: y must be the size of x");
+  if (y->element_type() != x.element_type() || y->element_count() != x.element_count()) {
+    return ffi::Error::InvalidArgument("slow_copy: y must have x's dtype and size");
   }
   const int now = ++inside;
   int seen = most_inside.load();
