@@ -92,8 +92,9 @@ def check_share(share_with_jax, x, label, keeps_x):
     checks.close(np.asarray(host), np.asarray(jnp.asarray(x)), what=f"{label}: host",
                  hint="copy into aligned_empty(x.shape, jax.dtypes.canonicalize_dtype(x.dtype)), not its default float32 or x's own dtype")
     checks.equal(host is x, keeps_x, what=f"{label}: whether host is x itself",
-                 hint="keep x when JAX can import it with copy=False and the dtype stays the same, whatever that dtype "
-                      "(aligned, compact in any axis order: a transposed matrix qualifies); copy otherwise")
+                 hint="keep x when jax.dlpack.from_dlpack(x, copy=False) takes it and the dtype stays the same, whatever "
+                      "that dtype (aligned, compact in any axis order, which x.flags cannot tell: it knows only C and "
+                      "Fortran order); copy otherwise")
     if x.size:
         checks.equal(address(host) % 64, 0, what=f"{label}: host's data address modulo 64",
                      hint="allocate the copy with aligned_empty")
