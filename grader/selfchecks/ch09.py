@@ -152,8 +152,8 @@ def _check_integer_leaves(vjp_via_linearize, v):
                 lambda: vjp_via_linearize(lambda a, s: a * s, v, 2.0)[1](jnp.ones(3)), mixed_hint, ())
     checks.equal([str(jax.typeof(c)) for c in weak], [str(jax.typeof(c)) for c in jax.vjp(lambda a, s: a * s, v, 2.0)[1](jnp.ones(3))],
                  what="the types (jax.typeof) of the cotangents for (float32 v, the Python float 2.0), against jax.vjp's",
-                 hint="a Python float's cotangent keeps its weak type, ~float32: jax.typeof(p).to_tangent_aval() keeps it, a "
-                      "ShapeDtypeStruct of the dtype alone drops it")
+                 hint="a Python float's cotangent keeps its weak type, ~float32 (section 1): jax.typeof(p).to_tangent_aval() "
+                      "keeps it, a ShapeDtypeStruct of the dtype alone drops it")
 
 
 def _check_other_leaves(vjp_via_linearize, v):
@@ -173,7 +173,7 @@ def _check_other_leaves(vjp_via_linearize, v):
                  jnp.cos(v), what="grad through out, the first result of vjp_via_linearize(jnp.sin, v)",
                  hint="return the primal output as linearize gives it: stop_gradient makes every gradient through it 0")
     leave_hint = ("return the function jax.linear_transpose gives (a pytree, like jax.vjp's), not a closure of your own, "
-                  "which cannot leave a jitted function")
+                  "which cannot leave a jitted function (section 1)")
     try:  # the error's own text names the notebook's file: only its kind is shown
         from_jit, left = jax.jit(lambda u: vjp_via_linearize(jnp.sin, u))(v)[1](jnp.ones(3))[0], ""
     except Exception as err:
