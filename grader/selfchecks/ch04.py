@@ -126,12 +126,21 @@ def exercise1(unit_rows) -> None:
 # --- Exercise 2 ----------------------------------------------------------------------------------------------------
 
 RULE = "a derivative computed by a plain pure_callback has no derivative of its own: give it a custom_jvp rule too (section 5)"
+PRIMAL = ("gammaln_cb's rule returns gammaln_cb(x) itself as its primal output, not a bare pure_callback: a second "
+          "derivative differentiates that output too, and a bare callback has no derivative")
 NO_VMAP_ANYWHERE = "every pure_callback that can end up under vmap needs a vmap_method, also those in the derivatives"
+
+
+def primal_source(gammaln_cb, x) -> str | None:
+    """The name of the primitive that computes the primal output of gammaln_cb's JVP rule, traced at x with tangent x
+    (None for an output that no equation computes: an input or a constant)."""
+    jaxpr = jax.make_jaxpr(lambda v, t: gammaln_cb.jvp((v,), (t,))[0])(x, x).jaxpr
+    return next((eqn.primitive.name for eqn in jaxpr.eqns if jaxpr.outvars[0] in eqn.outvars), None)
 
 
 def exercise2(gammaln_cb) -> None:
     """gammaln_cb and its first and second derivatives come from SciPy on every path, in the input's dtype, under jit,
-    grad, vmap (any in_axes, nested) and their combinations."""
+    grad, vmap (any in_axes, nested) and their combinations; its rule's primal output can be differentiated."""
     x = jnp.linspace(0.5, 6.0, 6)
     xs = np.asarray(x)
     with calls_of(scipy.special.gammaln) as gammaln_calls:
@@ -158,6 +167,9 @@ def exercise2(gammaln_cb) -> None:
                  scipy.special.gammaln(np.array([1.5, 3.0])).astype(np.float16),
                  what="gammaln_cb of the float16 array [1.5, 3.0]", rtol=1e-3, atol=1e-3,
                  hint="the result has the input's dtype: end the host function with .astype(a.dtype)")
+    checks.equal(value("tracing gammaln_cb's rule on a float32 vector", lambda: primal_source(gammaln_cb, x), hint=PRIMAL),
+                 "custom_jvp_call", what="the primitive that computes the primal output of gammaln_cb's rule (a custom_jvp "
+                                         "function is a custom_jvp_call)", hint=PRIMAL)
     second = value("grad(grad(gammaln_cb)) at the 0-d float32 2.5", lambda: jax.grad(jax.grad(gammaln_cb))(jnp.float32(2.5)), hint=RULE)
     checks.close(second, np.float32(scipy.special.polygamma(1, 2.5)), what="grad(grad(gammaln_cb)) at 2.5 (trigamma)",
                  rtol=1e-4, atol=1e-4)

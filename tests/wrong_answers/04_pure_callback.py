@@ -884,3 +884,37 @@ RIGHT.setdefault('ex3_answer', []).extend([
     R('computes the row length as size // rows, which would divide by zero for no rows: JAX never calls the host then',
       'c_row_moments = kernels.function("pcb_row_moments_f32",\n                                 argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer],\n                                 restype=None)\n\ndef row_moments(x):\n    def host(a):\n        a = np.ascontiguousarray(a, dtype=np.float32)\n        rows = int(np.prod(a.shape[:-1]))\n        n = a.size // rows\n        mean = np.empty(a.shape[:-1], np.float32)\n        var = np.empty(a.shape[:-1], np.float32)\n        c_row_moments(a, rows, n, mean, var)\n        return mean, var\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    return jax.pure_callback(host, (spec, spec), x, vmap_method=\'expand_dims\')\n'),
 ])
+
+# A reader's round: the text now says which rule's primal output must be its own custom_jvp function (gammaln_cb's: a
+# second derivative differentiates it), and a visible check differentiates that output first, with a hint that names it.
+_PRIMALS = '''def _scipy_elementwise(fn, x):
+    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),
+                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")
+
+@jax.custom_jvp
+def _digamma_cb(x):
+    return _scipy_elementwise(scipy.special.digamma, x)
+
+@_digamma_cb.defjvp
+def _digamma_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return DIGAMMA_PRIMAL, _scipy_elementwise(lambda a: scipy.special.polygamma(1, a), x) * x_dot
+
+@jax.custom_jvp
+def gammaln_cb(x):
+    return _scipy_elementwise(scipy.special.gammaln, jnp.asarray(x))
+
+@gammaln_cb.defjvp
+def gammaln_cb_jvp(primals, tangents):
+    (x,), (x_dot,) = primals, tangents
+    return GAMMALN_PRIMAL, _digamma_cb(x) * x_dot
+'''
+WRONG['ex2_answer'] += [
+    W('e', "gammaln_cb's rule returns a bare SciPy callback as its primal output: grad works, grad of grad and hessian "
+           "differentiate that output and raise ValueError",
+      _PRIMALS.replace('DIGAMMA_PRIMAL', '_digamma_cb(x)').replace('GAMMALN_PRIMAL', '_scipy_elementwise(scipy.special.gammaln, x)')),
+]
+RIGHT['ex2_answer'] += [
+    R("digamma's rule returns a bare SciPy callback as its primal output: no second derivative differentiates it",
+      _PRIMALS.replace('DIGAMMA_PRIMAL', '_scipy_elementwise(scipy.special.digamma, x)').replace('GAMMALN_PRIMAL', 'gammaln_cb(x)')),
+]
