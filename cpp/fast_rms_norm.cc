@@ -20,6 +20,15 @@
 
 namespace ffi = xla::ffi;
 
+// The row loops the handlers call: fast_rms_norm.h's, compiled with this file's flags. A library that
+// picks its instruction set when it is loaded (packages/jbj_fast_kernels) defines JBJ_ROWS as a
+// namespace of its own with the same three functions, ForwardRows, BackwardRows and
+// RecomputedBackwardRows, which call the version compiled for the CPU they run on.
+#ifndef JBJ_ROWS
+#define JBJ_ROWS jbj_fast
+#endif
+namespace row_loops = JBJ_ROWS;
+
 namespace {
 
 // Rows per task: about 256 KiB of floats, so that handing a task to another thread (microseconds)
@@ -70,7 +79,7 @@ static ffi::Error RmsNormVecImpl(float eps, ffi::Buffer<ffi::F32> x, ffi::Result
   const float* in = x.typed_data();
   float* out = y->typed_data();
   if (out != in) jbj_fast::AdviseHugePages(out, y->size_bytes());
-  jbj_fast::ForwardRows(in, out, nullptr, 0, rows, n, eps);
+  row_loops::ForwardRows(in, out, nullptr, 0, rows, n, eps);
   return ffi::Error::Success();
 }
 
@@ -93,7 +102,7 @@ static ffi::Error RmsNormFastImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<f
   const bool stream = out != in && jbj_fast::StreamStores(y->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::ForwardRows(in, out, nullptr, b, e, n, eps, stream);
+    row_loops::ForwardRows(in, out, nullptr, b, e, n, eps, stream);
   });
   return ffi::Error::Success();
 }
@@ -120,7 +129,7 @@ static ffi::Error RmsNormFastFwdImpl(ffi::ThreadPool pool, float eps, ffi::Buffe
   const bool stream = out != in && jbj_fast::StreamStores(y->size_bytes());
   Pool p{pool};
   jbj_fast::ParallelFor(rows, ChunkRows(n), p.helpers(), p, [=](std::int64_t b, std::int64_t e) {
-    jbj_fast::ForwardRows(in, out, s, b, e, n, eps, stream);
+    row_loops::ForwardRows(in, out, s, b, e, n, eps, stream);
   });
   return ffi::Error::Success();
 }
@@ -171,7 +180,7 @@ static ffi::Error RmsNormFastBwdImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32>
   const float* s = scale.typed_data();
   return RunBackward(pool, "rms_norm_fast_bwd", &scale, x, ct_y, ct_x,
                      [s](const float* in, const float* g, float* out, std::int64_t b, std::int64_t e,
-                         std::int64_t n, bool stream) { jbj_fast::BackwardRows(s, in, g, out, b, e, n, stream); });
+                         std::int64_t n, bool stream) { row_loops::BackwardRows(s, in, g, out, b, e, n, stream); });
 }
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(RmsNormFastBwd, RmsNormFastBwdImpl,
@@ -187,7 +196,7 @@ static ffi::Error RmsNormFastBwdRecomputeImpl(ffi::ThreadPool pool, float eps, f
   return RunBackward(pool, "rms_norm_fast_bwd_recompute", nullptr, x, ct_y, ct_x,
                      [eps](const float* in, const float* g, float* out, std::int64_t b, std::int64_t e,
                            std::int64_t n, bool stream) {
-                       jbj_fast::RecomputedBackwardRows(in, g, out, b, e, n, eps, stream);
+                       row_loops::RecomputedBackwardRows(in, g, out, b, e, n, eps, stream);
                      });
 }
 

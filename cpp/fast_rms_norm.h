@@ -26,7 +26,16 @@
 #define JBJ_STREAM_STORES 0
 #endif
 
-namespace jbj_fast {
+// Everything below is compiled for the instruction set of the translation unit that includes it (its
+// vector width, kVecWidth, comes from the compiler's flags). A library that compiles these loops once
+// per instruction set and picks one at run time (packages/jbj_fast_kernels) includes this header in
+// several translation units, each with its own -m flags and its own namespace, so that no inline
+// function of one is ever taken for the same-named function of another.
+#ifndef JBJ_FAST_NAMESPACE
+#define JBJ_FAST_NAMESPACE jbj_fast
+#endif
+
+namespace JBJ_FAST_NAMESPACE {
 
 // How many partial sums a row reduction keeps. Independent partial sums let the compiler put them
 // in SIMD lanes without reordering one sum (which it may not do for floats without -ffast-math),
@@ -368,4 +377,4 @@ void ParallelFor(std::int64_t count, std::int64_t chunk, int helpers, Schedule&&
 #endif
 }
 
-}  // namespace jbj_fast
+}  // namespace JBJ_FAST_NAMESPACE
