@@ -1,66 +1,423 @@
-"""Plausible wrong answers for 12_fast_kernels, per answer cell (see tests/wrong_answers/__init__.py)."""
+"""Plausible wrong answers for 12_fast_kernels, per answer cell (see tests/wrong_answers/__init__.py).
+
+Exercises 1 and 3 were replaced (standardised rows, graded for speed against a plain pass; a gradient that recomputes
+from x and writes over the cotangent): their answers are below, written from the new texts. Exercise 2 keeps its
+answers, now checked with pool tasks that stall halfway or start late (cpp/pool_watch.cc).
+"""
 
 from wrong_answers import R, W
 
+
 # Exercise 1 -----------------------------------------------------------------------------------
+# standardize_rows(x, eps): (x - mean) / sqrt(mean((x - mean)**2) + eps) per row, one handler on the calling thread,
+# accurate on rows of 2**20 and rows far from 0, at most 4x a plain pass. Each answer registers a target of its own.
 
-# One float running sum: right for short rows, too inaccurate over 2**20 terms (section 4's pitfall).
-_L2_SINGLE_SUM_CC = r'''
+# Sums of x - m (kSquared: of its squares) in 16 partial sums, as the reference computes them.
+_STD_LANES = r'''
+template <bool kSquared>
+static float Sum(const float* x, std::int64_t n, float m) {
+  float acc[16] = {};
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) { const float d = x[i + j] - m; acc[j] += kSquared ? d * d : d; }
+  float tail = 0.0f;
+  for (; i < n; ++i) tail += kSquared ? (x[i] - m) * (x[i] - m) : x[i] - m;
+  for (int w = 8; w > 0; w /= 2) for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+  return acc[0] + tail;
+}
+'''
+
+# The same sums in one float each, one addition after another (chapter 11's way).
+_STD_SERIAL = r'''
+template <bool kSquared>
+static float Sum(const float* x, std::int64_t n, float m) {
+  float total = 0.0f;
+  for (std::int64_t i = 0; i < n; ++i) total += kSquared ? (x[i] - m) * (x[i] - m) : x[i] - m;
+  return total;
+}
+'''
+
+# One double each: accurate, but still one chain of additions.
+_STD_DOUBLE = r'''
+template <bool kSquared>
+static float Sum(const float* x, std::int64_t n, float m) {
+  double total = 0.0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double d = double(x[i]) - double(m);
+    total += kSquared ? d * d : d;
+  }
+  return float(total);
+}
+'''
+
+# 16 partial sums, but the elements after the last full group of 16 never added.
+_STD_NO_TAIL = r'''
+template <bool kSquared>
+static float Sum(const float* x, std::int64_t n, float m) {
+  float acc[16] = {};
+  for (std::int64_t i = 0; i + 16 <= n; i += 16)
+    for (int j = 0; j < 16; ++j) { const float d = x[i + j] - m; acc[j] += kSquared ? d * d : d; }
+  for (int w = 8; w > 0; w /= 2) for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+  return acc[0];
+}
+'''
+
+_STD_BODY = r'''
+    const float mean = Sum<false>(row, n, 0.0f) / float(n);
+    const float s = 1.0f / std::sqrt(Sum<true>(row, n, mean) / float(n) + eps);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = (row[i] - mean) * s;
+'''
+
+_STD_FRAME = r'''
 #include <cmath>
 #include <cstdint>
 #include "xla/ffi/api/ffi.h"
 namespace ffi = xla::ffi;
-static ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
-  const std::int64_t n = x.dimensions().back();
+SUMS
+static ffi::Error StandardizeImpl(float eps, BUFFER x, ffi::ResultBuffer<ffi::F32> y) {
+  auto dims = x.dimensions();
+  if (dims.size() == 0) return ffi::Error::InvalidArgument("standardize_rows: x needs an axis");
+  const std::int64_t n = dims.back();
   if (n == 0) return ffi::Error::Success();
-  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;
+  const std::int64_t rows = ROWS;
   for (std::int64_t r = 0; r < rows; ++r) {
     const float* row = x.typed_data() + r * n;
-    float sum = 0.0f;
-    for (std::int64_t i = 0; i < n; ++i) sum += row[i] * row[i];
-    const float s = 1.0f / std::sqrt(sum + eps);
-    for (std::int64_t i = 0; i < n; ++i) y->typed_data()[r * n + i] = row[i] * s;
+    float* out = y->typed_data() + r * n;
+BODY
   }
   return ffi::Error::Success();
 }
-XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,
-    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(Standardize, StandardizeImpl,
+    ffi::Ffi::Bind().Attr<float>("eps").Arg<BUFFER>().Ret<ffi::Buffer<ffi::F32>>());
 '''
 
-# Sixteen partial sums, but the elements after the last full group of 16 are never added.
-_L2_NO_TAIL_CC = r'''
+
+def _std_cc(sums=_STD_LANES, body=_STD_BODY, rows="static_cast<std::int64_t>(x.element_count()) / n",
+            buffer="ffi::Buffer<ffi::F32>") -> str:
+    return (_STD_FRAME.replace("SUMS", sums).replace("BODY", body.strip("\n")).replace("ROWS", rows)
+            .replace("BUFFER", buffer))
+
+
+def _std_answer(cc: str, name: str, *, flags: str = "('-O3', '-march=native')",
+                call: str = "vmap_method='broadcast_all')(x, eps=np.float32(eps))") -> str:
+    return (f"standardize_cc = r'''{cc}'''\n"
+            f"grader.build(code=standardize_cc, name='{name}', flags={flags}).register_ffi_target('{name}', 'Standardize')\n"
+            "def standardize_rows(x, eps=1e-5):\n"
+            f"    return jax.ffi.ffi_call('{name}', jax.ShapeDtypeStruct(x.shape, jnp.float32), {call}\n")
+
+
+# Exercise 3 -----------------------------------------------------------------------------------
+# l2_normalize(x, eps): a custom_vjp whose backward handler recomputes each row's length from x and writes ct_x over
+# ct_y. Each answer registers targets of its own.
+
+_L2_FWD = r'''
+static ffi::Error L2FwdImpl(float eps, BUFFER x, ffi::ResultBuffer<ffi::F32> y) {
+  const std::int64_t n = x.dimensions().back();
+  if (n == 0) return ffi::Error::Success();
+  for (std::int64_t r = 0; r < static_cast<std::int64_t>(x.element_count()) / n; ++r) {
+    const float* row = x.typed_data() + r * n;
+    const float inv = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) + eps);
+    for (std::int64_t i = 0; i < n; ++i) y->typed_data()[r * n + i] = row[i] * inv;
+  }
+  return ffi::Error::Success();
+}
+'''
+
+_L2_BWD_BODY = r'''
+    const float inv = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) + EPS);
+    const float along = jbj_fast::DotLanes(row, g, n) * inv * inv * inv;
+    for (std::int64_t i = 0; i < n; ++i) out[i] = g[i] * inv - row[i] * along;
+'''
+
+_L2_FRAME = r'''
 #include <cmath>
 #include <cstdint>
+#include "fast_rms_norm.h"
 #include "xla/ffi/api/ffi.h"
 namespace ffi = xla::ffi;
-static ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+FWD
+static ffi::Error L2BwdImpl(float eps, BUFFER x, BUFFER ct_y, ffi::ResultBuffer<ffi::F32> ct_x) {
   const std::int64_t n = x.dimensions().back();
   if (n == 0) return ffi::Error::Success();
-  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;
-  for (std::int64_t r = 0; r < rows; ++r) {
+  for (std::int64_t r = 0; r < static_cast<std::int64_t>(x.element_count()) / n; ++r) {
     const float* row = x.typed_data() + r * n;
-    float acc[16] = {};
-    for (std::int64_t i = 0; i + 16 <= n; i += 16)
-      for (int j = 0; j < 16; ++j) acc[j] += row[i + j] * row[i + j];
-    float sum = 0.0f;
-    for (int j = 0; j < 16; ++j) sum += acc[j];
-    const float s = 1.0f / std::sqrt(sum + eps);
-    for (std::int64_t i = 0; i < n; ++i) y->typed_data()[r * n + i] = row[i] * s;
+    const float* g = ct_y.typed_data() + r * n;
+    float* out = ct_x->typed_data() + r * n;
+BODY
   }
   return ffi::Error::Success();
 }
-XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,
-    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(L2Fwd, L2FwdImpl, ffi::Ffi::Bind().Attr<float>("eps").Arg<BUFFER>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(L2Bwd, L2BwdImpl,
+    ffi::Ffi::Bind().Attr<float>("eps").Arg<BUFFER>().Arg<BUFFER>().Ret<ffi::Buffer<ffi::F32>>());
 '''
 
 
-def _l2_answer(cc: str, name: str) -> str:
-    return (f"row_l2_cc = r'''{cc}'''\n"
-            f"lib = grader.build(code=row_l2_cc, name='{name}', flags=('-O3',))\n"
-            f"lib.register_ffi_target('{name}', 'RowL2')\n"
-            "def row_l2_normalize(x, eps=1e-6):\n"
-            f"    return jax.ffi.ffi_call('{name}', jax.ShapeDtypeStruct(x.shape, jnp.float32),\n"
-            "                            vmap_method='broadcast_all')(x, eps=np.float32(eps))\n")
+def _l2_cc(body=_L2_BWD_BODY, eps="eps", buffer="ffi::Buffer<ffi::F32>", fwd=_L2_FWD) -> str:
+    return (_L2_FRAME.replace("FWD", fwd).replace("BODY", body.strip("\n")).replace("EPS", eps)
+            .replace("BUFFER", buffer))
+
+
+_L2_PY = r'''
+def _l2_forward(x, eps):
+    return jax.ffi.ffi_call('NAME_fwd', jax.ShapeDtypeStruct(x.shape, jnp.float32), vmap_method='broadcast_all')(x, eps=np.float32(eps))
+
+@partial(jax.custom_vjp, nondiff_argnums=(1,))
+def l2_normalize(x, eps=1e-6):
+    return _l2_forward(x, eps)
+
+def _l2_fwd_rule(x, eps=1e-6):
+    return _l2_forward(x, eps), x
+
+def _l2_bwd_rule(eps, x, ct_y):
+    return (jax.ffi.ffi_call('NAME_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32), BWD_OPTIONS)(x, ct_y, eps=np.float32(eps)),)
+
+l2_normalize.defvjp(_l2_fwd_rule, _l2_bwd_rule)
+'''
+
+
+def _l2_answer(cc: str, name: str, *, py: str = _L2_PY,
+               bwd_options: str = "vmap_method='broadcast_all', input_output_aliases={1: 0}") -> str:
+    return (f"l2_cc = r'''{cc}'''\n"
+            f"lib = grader.build(code=l2_cc, name='{name}', flags=('-O3', '-march=native'))\n"
+            f"lib.register_ffi_target('{name}_fwd', 'L2Fwd')\n"
+            f"lib.register_ffi_target('{name}_bwd', 'L2Bwd')\n"
+            + py.replace("NAME", name).replace("BWD_OPTIONS", bwd_options))
+
+
+# The gradient written in jnp from x (no backward handler): the forward call is dropped, no custom call is left.
+_L2_PY_JNP_BWD = r'''
+def _l2_forward(x, eps):
+    return jax.ffi.ffi_call('NAME_fwd', jax.ShapeDtypeStruct(x.shape, jnp.float32), vmap_method='broadcast_all')(x, eps=np.float32(eps))
+
+@partial(jax.custom_vjp, nondiff_argnums=(1,))
+def l2_normalize(x, eps=1e-6):
+    return _l2_forward(x, eps)
+
+def _l2_fwd_rule(x, eps=1e-6):
+    return _l2_forward(x, eps), x
+
+def _l2_bwd_rule(eps, x, ct_y):
+    r = jnp.sqrt(jnp.sum(x * x, axis=-1, keepdims=True) + eps)
+    return (ct_y / r - x * jnp.sum(x * ct_y, axis=-1, keepdims=True) / r ** 3,)
+
+l2_normalize.defvjp(_l2_fwd_rule, _l2_bwd_rule)
+'''
+
+# The forward pass in jnp, only the backward pass a handler.
+_L2_PY_JNP_FWD = _L2_PY.replace(
+    "    return jax.ffi.ffi_call('NAME_fwd', jax.ShapeDtypeStruct(x.shape, jnp.float32), vmap_method='broadcast_all')(x, eps=np.float32(eps))",
+    "    return x / jnp.sqrt(jnp.sum(x * x, axis=-1, keepdims=True) + eps)")
+
+# The scale saved as a residual (section 7's first way): the forward handler also returns 1/r, the backward reads it.
+_L2_SAVED_CC = r'''
+#include <cmath>
+#include <cstdint>
+#include "fast_rms_norm.h"
+#include "xla/ffi/api/ffi.h"
+namespace ffi = xla::ffi;
+static ffi::Error L2FwdImpl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y, ffi::ResultBuffer<ffi::F32> inv_r) {
+  const std::int64_t n = x.dimensions().back();
+  if (n == 0) return ffi::Error::Success();
+  for (std::int64_t r = 0; r < static_cast<std::int64_t>(x.element_count()) / n; ++r) {
+    const float* row = x.typed_data() + r * n;
+    const float inv = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) + eps);
+    inv_r->typed_data()[r] = inv;
+    for (std::int64_t i = 0; i < n; ++i) y->typed_data()[r * n + i] = row[i] * inv;
+  }
+  return ffi::Error::Success();
+}
+static ffi::Error L2BwdImpl(ffi::Buffer<ffi::F32> inv_r, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> ct_y, ffi::ResultBuffer<ffi::F32> ct_x) {
+  const std::int64_t n = x.dimensions().back();
+  if (n == 0) return ffi::Error::Success();
+  for (std::int64_t r = 0; r < static_cast<std::int64_t>(x.element_count()) / n; ++r) {
+    const float* row = x.typed_data() + r * n;
+    const float* g = ct_y.typed_data() + r * n;
+    const float inv = inv_r.typed_data()[r];
+    const float along = jbj_fast::DotLanes(row, g, n) * inv * inv * inv;
+    for (std::int64_t i = 0; i < n; ++i) ct_x->typed_data()[r * n + i] = g[i] * inv - row[i] * along;
+  }
+  return ffi::Error::Success();
+}
+XLA_FFI_DEFINE_HANDLER_SYMBOL(L2Fwd, L2FwdImpl, ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(L2Bwd, L2BwdImpl,
+    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());
+'''
+
+_L2_PY_SAVED = r'''
+def _l2_forward(x, eps):
+    return jax.ffi.ffi_call('NAME_fwd', (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),
+                            vmap_method='broadcast_all')(x, eps=np.float32(eps))
+
+@partial(jax.custom_vjp, nondiff_argnums=(1,))
+def l2_normalize(x, eps=1e-6):
+    return _l2_forward(x, eps)[0]
+
+def _l2_fwd_rule(x, eps=1e-6):
+    y, inv_r = _l2_forward(x, eps)
+    return y, (inv_r, x)
+
+def _l2_bwd_rule(eps, residuals, ct_y):
+    inv_r, x = residuals
+    return (jax.ffi.ffi_call('NAME_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32), BWD_OPTIONS)(inv_r, x, ct_y),)
+
+l2_normalize.defvjp(_l2_fwd_rule, _l2_bwd_rule)
+'''
+
+# The backward rule calls the forward handler again for y, then the backward handler: two custom calls.
+_L2_PY_FWD_AGAIN = _L2_PY.replace(
+    "    return (jax.ffi.ffi_call('NAME_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32), BWD_OPTIONS)(x, ct_y, eps=np.float32(eps)),)",
+    "    y = _l2_forward(x, eps)          # y again, for a check of the forward pass's values\n"
+    "    ct_x = jax.ffi.ffi_call('NAME_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32), BWD_OPTIONS)(x, ct_y, eps=np.float32(eps))\n"
+    "    return (ct_x + 0.0 * y,)")
+
+# eps as a differentiable argument: no nondiff_argnums, so eps reaches the rules as a traced value.
+_L2_PY_NO_NONDIFF = _L2_PY.replace("@partial(jax.custom_vjp, nondiff_argnums=(1,))", "@jax.custom_vjp").replace(
+    "def _l2_bwd_rule(eps, x, ct_y):\n    return (jax.ffi.ffi_call('NAME_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32), BWD_OPTIONS)(x, ct_y, eps=np.float32(eps)),)",
+    "def _l2_bwd_rule(res, ct_y):\n    x, eps = res\n    return (jax.ffi.ffi_call('NAME_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32), BWD_OPTIONS)(x, ct_y, eps=np.float32(eps)), None)").replace(
+    "    return _l2_forward(x, eps), x\n", "    return _l2_forward(x, eps), (x, eps)\n")
+
+WRONG_EX1 = [
+    W('m', 'one float running sum for the mean and one for the squared deviations (chapter 11): too inaccurate on rows of 2**20, and a single chain of additions',
+      _std_answer(_std_cc(_STD_SERIAL), 'w12_std_serial')),
+    W('m', 'the one-pass shortcut mean(x**2) - mean**2 (16 partial sums each): rows of 100 + N(0, 1) lose every digit',
+      _std_answer(_std_cc(body=r'''
+    const float mean = Sum<false>(row, n, 0.0f) / float(n);
+    const float mean_sq = Sum<true>(row, n, 0.0f) / float(n);    // mean(x**2): one pass over the row
+    const float s = 1.0f / std::sqrt(mean_sq - mean * mean + eps);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = (row[i] - mean) * s;
+'''), 'w12_std_onepass')),
+    W('m', 'each sum one double after another: accurate, but a single chain of additions, several times a plain pass',
+      _std_answer(_std_cc(_STD_DOUBLE), 'w12_std_double')),
+    W('m', '16 partial sums for the squared deviations, but the mean from one float chain: its error shifts every output on rows of 2**20',
+      _std_answer(_std_cc(_STD_LANES + r'''
+static float SerialMean(const float* x, std::int64_t n) {
+  float total = 0.0f;
+  for (std::int64_t i = 0; i < n; ++i) total += x[i];
+  return total / float(n);
+}
+''', body=r'''
+    const float mean = SerialMean(row, n);
+    const float s = 1.0f / std::sqrt(Sum<true>(row, n, mean) / float(n) + eps);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = (row[i] - mean) * s;
+'''), 'w12_std_serial_mean')),
+    W('m', 'the sample variance (divided by n - 1): every value off by sqrt(n / (n - 1))',
+      _std_answer(_std_cc(body=r'''
+    const float mean = Sum<false>(row, n, 0.0f) / float(n);
+    const float s = 1.0f / std::sqrt(Sum<true>(row, n, mean) / float(n > 1 ? n - 1 : 1) + eps);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = (row[i] - mean) * s;
+'''), 'w12_std_sample')),
+    W('c', '16 partial sums, but the elements after the last full group of 16 are never added: rows of 1000 and of 37 go wrong',
+      _std_answer(_std_cc(_STD_NO_TAIL), 'w12_std_no_tail')),
+    W('c', 'binds ffi::BufferR2: a 1-D x (one row) and a 4-D x are refused',
+      _std_answer(_std_cc(buffer="ffi::BufferR2<ffi::F32>"), 'w12_std_r2')),
+    W('c', "rows = x's first axis: right for 1-D and 2-D x, a (2, 3, 2, 5) x leaves rows untouched",
+      _std_answer(_std_cc(rows="dims.size() == 1 ? 1 : dims[0]"), 'w12_std_rows0')),
+    W('b', 'eps fixed at 1e-5 in the C++: the eps attribute is declared but never used',
+      _std_answer(_std_cc(body=r'''
+    (void)eps;
+    const float mean = Sum<false>(row, n, 0.0f) / float(n);
+    const float s = 1.0f / std::sqrt(Sum<true>(row, n, mean) / float(n) + 1e-5f);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = (row[i] - mean) * s;
+'''), 'w12_std_eps_fixed')),
+    W('b', 'eps passed as the Python float it is, to an Attr<float>: a Python float is an f64 attribute, and the call fails',
+      _std_answer(_std_cc(), 'w12_std_eps_f64', call="vmap_method='broadcast_all')(x, eps=eps)")),
+    W('d', 'no handler: the jnp formula, which XLA fuses (accurate and fast, but no FFI call of your own)',
+      "def standardize_rows(x, eps=1e-5):\n"
+      "    centred = x - jnp.mean(x, axis=-1, keepdims=True)\n"
+      "    return centred / jnp.sqrt(jnp.mean(centred * centred, axis=-1, keepdims=True) + eps)\n"),
+    W('d', "the mean subtracted in jnp, then the chapter's ch12.RmsNormFast on the centred rows: right values, not one call of your own",
+      "def standardize_rows(x, eps=1e-5):\n"
+      "    centred = x - jnp.mean(x, axis=-1, keepdims=True)      # RMSNorm of the centred rows is the standardised rows\n"
+      "    return ffi_rms_norm('ch12.RmsNormFast', centred, eps)\n"),
+    W('d', 'NumPy in a pure_callback: float64 on the host, no FFI handler',
+      "def _standardize_host(x, eps):\n"
+      "    x64 = np.asarray(x, np.float64)\n"
+      "    c = x64 - x64.mean(axis=-1, keepdims=True)\n"
+      "    return (c / np.sqrt((c * c).mean(axis=-1, keepdims=True) + eps)).astype(np.float32)\n"
+      "def standardize_rows(x, eps=1e-5):\n"
+      "    return jax.pure_callback(lambda v: _standardize_host(v, eps), jax.ShapeDtypeStruct(x.shape, jnp.float32), x,\n"
+      "                             vmap_method='broadcast_all')\n"),
+    W('d', "rows handed to XLA's pool with jbj_fast::ParallelFor, where the text asks for the calling thread",
+      _std_answer(_std_cc().replace('#include "xla/ffi/api/ffi.h"', '#include "fast_rms_norm.h"\n#include "xla/ffi/api/ffi.h"').replace(
+          "static ffi::Error StandardizeImpl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {",
+          "static ffi::Error StandardizeImpl(ffi::ThreadPool pool, float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {").replace(
+          "  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row",
+          "  jbj_fast::ParallelFor(rows, 16, int(pool.num_threads()) - 1, [&pool](auto task) { pool.Schedule(std::move(task)); },\n"
+          "                        [=, &x, &y](std::int64_t b, std::int64_t e) {\n  for (std::int64_t r = b; r < e; ++r) {\n    const float* row").replace(
+          "  }\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(Standardize",
+          "  }\n  });\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(Standardize").replace(
+          'ffi::Ffi::Bind().Attr<float>("eps")', 'ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Attr<float>("eps")'), 'w12_std_pool')),
+    W('e', 'ffi_call without a vmap_method: right on its own, refused under jax.vmap',
+      _std_answer(_std_cc(), 'w12_std_no_vmap', call=")(x, eps=np.float32(eps))")),
+]
+
+RIGHT_EX1 = [
+    R('each row minus its mean copied into a scratch row, whose squares jbj_fast::DotLanes sums',
+      _std_answer(_std_cc(_STD_LANES, body=r'''
+    thread_local std::vector<float> centred;
+    centred.resize(n);
+    const float mean = Sum<false>(row, n, 0.0f) / float(n);
+    for (std::int64_t i = 0; i < n; ++i) centred[i] = row[i] - mean;
+    const float s = 1.0f / std::sqrt(jbj_fast::DotLanes(centred.data(), centred.data(), n) / float(n) + eps);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = centred[i] * s;
+''').replace('#include <cstdint>', '#include <cstdint>\n#include <vector>\n#include "fast_rms_norm.h"'), 'r12_std_scratch')),
+    R('Attr<double> for eps, passed as float(eps)',
+      _std_answer(_std_cc().replace('static ffi::Error StandardizeImpl(float eps,', 'static ffi::Error StandardizeImpl(double eps_d,').replace(
+          '  auto dims = x.dimensions();', '  const float eps = static_cast<float>(eps_d);\n  auto dims = x.dimensions();').replace(
+          'Attr<float>("eps")', 'Attr<double>("eps")'), 'r12_std_double_attr', call="vmap_method='broadcast_all')(x, eps=float(eps))")),
+]
+
+WRONG_EX3 = [
+    W('m', "the scale saved as a residual (section 7's first way): the compiled gradient still calls the forward handler",
+      _l2_answer(_L2_SAVED_CC, 'w12_l2_saved', py=_L2_PY_SAVED,
+                 bwd_options="vmap_method='broadcast_all', input_output_aliases={2: 0}")),
+    W('m', 'no input_output_aliases on the backward call: with w donated, XLA still writes ct_x into a fresh buffer and copies it',
+      _l2_answer(_l2_cc(), 'w12_l2_no_alias', bwd_options="vmap_method='broadcast_all'")),
+    W('m', 'ct_x aliased to x (argument 0), not to ct_y: x is the caller\'s, so XLA copies it first',
+      _l2_answer(_l2_cc(), 'w12_l2_alias_x', bwd_options="vmap_method='broadcast_all', input_output_aliases={0: 0}")),
+    W('m', 'the backward rule calls the forward handler again (for y): two custom calls in the compiled gradient',
+      _l2_answer(_l2_cc(), 'w12_l2_fwd_again', py=_L2_PY_FWD_AGAIN)),
+    W('m', 'no nondiff_argnums: eps reaches the rules as a traced value, and np.float32(eps) fails under grad',
+      _l2_answer(_l2_cc(), 'w12_l2_no_nondiff', py=_L2_PY_NO_NONDIFF)),
+    W('a', 'the backward pass written for a cotangent of ones: sum(x) where sum(x * ct_y) belongs, and 1/r for ct_y / r',
+      _l2_answer(_l2_cc(body=r'''
+    const float inv = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) + eps);
+    float sum_x = 0.0f;
+    for (std::int64_t i = 0; i < n; ++i) sum_x += row[i];
+    for (std::int64_t i = 0; i < n; ++i) out[i] = inv - row[i] * sum_x * inv * inv * inv;
+    (void)g;
+'''), 'w12_l2_ones')),
+    W('a', 'ct_x = ct_y / r: the projection term - x (x . ct_y) / r**3 left out',
+      _l2_answer(_l2_cc(body=r'''
+    const float inv = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) + eps);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = g[i] * inv;
+'''), 'w12_l2_no_projection')),
+    W('b', 'the backward handler adds 1e-6 where eps belongs: gradients with another eps are off',
+      _l2_answer(_l2_cc(eps="1e-6f"), 'w12_l2_eps_fixed')),
+    W('c', 'binds ffi::BufferR2: a 1-D x (one row) is refused',
+      _l2_answer(_l2_cc(buffer="ffi::BufferR2<ffi::F32>"), 'w12_l2_r2')),
+    W('d', 'the backward pass in jnp from x: right gradient, no backward handler (the compiled gradient makes no custom call)',
+      _l2_answer(_l2_cc(), 'w12_l2_jnp_bwd', py=_L2_PY_JNP_BWD)),
+    W('d', 'the forward pass in jnp, only the backward a handler: the lowered forward holds no custom call of its own',
+      _l2_answer(_l2_cc(), 'w12_l2_jnp_fwd', py=_L2_PY_JNP_FWD)),
+    W('e', 'the backward ffi_call without a vmap_method: grad works, vmap(grad) is refused',
+      _l2_answer(_l2_cc(), 'w12_l2_no_vmap', bwd_options="input_output_aliases={1: 0}")),
+]
+
+RIGHT_EX3 = [
+    R('the backward handler computes y = x / r first and writes ct_x = (ct_y - y (y . ct_y)) / r',
+      _l2_answer(_l2_cc(body=r'''
+    const float inv = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) + eps);
+    const float y_dot_g = jbj_fast::DotLanes(row, g, n) * inv;
+    for (std::int64_t i = 0; i < n; ++i) out[i] = (g[i] - row[i] * inv * y_dot_g) * inv;
+'''), 'r12_l2_via_y')),
+    R('the backward binding takes ct_y first, and input_output_aliases={0: 0} puts ct_x over it',
+      _l2_answer(_l2_cc().replace("static ffi::Error L2BwdImpl(float eps, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> ct_y,",
+                                  "static ffi::Error L2BwdImpl(float eps, ffi::Buffer<ffi::F32> ct_y, ffi::Buffer<ffi::F32> x,"),
+                 'r12_l2_ct_first', py=_L2_PY.replace("(x, ct_y, eps=np.float32(eps))", "(ct_y, x, eps=np.float32(eps))"),
+                 bwd_options="vmap_method='broadcast_all', input_output_aliases={0: 0}")),
+]
 
 
 # Exercise 2 -----------------------------------------------------------------------------------
@@ -165,379 +522,9 @@ def _scale_rows_answer(cc: str, name: str, *, aliases: bool, donate: bool) -> st
             f"scale_rows_inplace = jax.jit(scale_rows{donation})\n")
 
 
-# Exercise 3 -----------------------------------------------------------------------------------
-
-_PACKAGED_RMS_NORM = (
-    "@partial(jax.custom_vjp, nondiff_argnums=(1,))\n"
-    "def rms_norm_packaged(x, eps=1e-5):\n"
-    "    return _fwd(x, eps)[0]\n"
-    "def _fwd(x, eps=1e-5):\n"
-    "    y, scale = jax.ffi.ffi_call('ex3.rms_norm_fast_fwd', (jax.ShapeDtypeStruct(x.shape, jnp.float32),\n"
-    "        jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)), vmap_method='broadcast_all')(x, eps=np.float32(eps))\n"
-    "    return y, (scale, x)\n"
-)
-
-APPLIES = {'ex1_answer': 'bcdefgm', 'ex2_answer': 'cdfgm', 'ex3_answer': 'abcdefgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcdem', 'ex2_answer': 'cdfgm', 'ex3_answer': 'abcdem', 'quiz_answer': 'm'}
 
 WRONG = {
-    'ex1_answer': [
-        W('d', 'not an FFI call at all: the jnp formula, which XLA fuses (accurate, but no custom call of your own)',
-          "def row_l2_normalize(x, eps=1e-6):\n"
-          "    return x / jnp.sqrt(jnp.sum(x * x, axis=-1, keepdims=True) + eps)\n"),
-        W('c', 'one float running sum: right for short rows, too inaccurate over rows of 2**20 terms (section 4)',
-          _l2_answer(_L2_SINGLE_SUM_CC, "ex1_single_sum")),
-        W('c', '16 partial sums, but the elements after the last full group of 16 are never added',
-          _l2_answer(_L2_NO_TAIL_CC, "ex1_no_tail")),
-        W('c', 'one float running sum: fine for short rows, rel. error ~6e-5 on rows of 2^20 (and 300000) elements',
-          'row_l2_cc = r"""\n'
-          '#include <cmath>\n'
-          '#include <cstdint>\n'
-          '#include "fast_rms_norm.h"\n'
-          '#include "xla/ffi/api/ffi.h"\n'
-          'namespace ffi = xla::ffi;\n'
-          '\n'
-          '// Each row divided by sqrt(sum of squares + eps).\n'
-          'static ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n'
-          '  auto dims = x.dimensions();\n'
-          '  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs an axis");\n'
-          '  const std::int64_t n = dims.back();\n'
-          '  if (n == 0) return ffi::Error::Success();\n'
-          '  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n'
-          '  const float* in = x.typed_data();\n'
-          '  float* out = y->typed_data();\n'
-          '  for (std::int64_t r = 0; r < rows; ++r) {\n'
-          '    const float* row = in + r * n;\n'
-          '    float sum = 0.0f;\n'
-          '    for (std::int64_t i = 0; i < n; ++i) sum += row[i] * row[i];\n'
-          '    const float s = 1.0f / std::sqrt(sum + eps);\n'
-          '    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * s;\n'
-          '  }\n'
-          '  return ffi::Error::Success();\n'
-          '}\n'
-          '\n'
-          'XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n'
-          '                              ffi::Ffi::Bind()\n'
-          '                                  .Attr<float>("eps")\n'
-          '                                  .Arg<ffi::Buffer<ffi::F32>>()\n'
-          '                                  .Ret<ffi::Buffer<ffi::F32>>());\n'
-          '"""\n'
-          'row_l2_lib = grader.build(code=row_l2_cc, name="b5_w1_row_l2", flags=("-O3", "-march=native"))\n'
-          'row_l2_lib.register_ffi_target("b5w1.row_l2", "RowL2")\n'
-          '\n'
-          'def row_l2_normalize(x, eps=1e-6):\n'
-          '    out = jax.ShapeDtypeStruct(x.shape, jnp.float32)\n'
-          '    return jax.ffi.ffi_call("b5w1.row_l2", out, vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'),
-        W('c', 'own 16-lane sum that drops the tail: wrong for row lengths not a multiple of 16 (1, 3, 17, 100, 37)',
-          'row_l2_cc = r"""\n'
-          '#include <cmath>\n'
-          '#include <cstdint>\n'
-          '#include "xla/ffi/api/ffi.h"\n'
-          'namespace ffi = xla::ffi;\n'
-          '\n'
-          '// Each row divided by sqrt(sum of squares + eps), the sum in 16 partial sums.\n'
-          'constexpr int kLanes = 16;\n'
-          '\n'
-          '// Sum of squares of one row in kLanes partial sums, added pairwise at the end.\n'
-          'static float SumSquaresLanes(const float* a, std::int64_t n) {\n'
-          '  float acc[kLanes] = {};\n'
-          '  for (std::int64_t i = 0; i + kLanes <= n; i += kLanes)\n'
-          '    for (int j = 0; j < kLanes; ++j) acc[j] += a[i + j] * a[i + j];\n'
-          '  for (int width = kLanes / 2; width > 0; width /= 2)\n'
-          '    for (int j = 0; j < width; ++j) acc[j] += acc[j + width];\n'
-          '  return acc[0];\n'
-          '}\n'
-          '\n'
-          'static ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n'
-          '  auto dims = x.dimensions();\n'
-          '  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs an axis");\n'
-          '  const std::int64_t n = dims.back();\n'
-          '  if (n == 0) return ffi::Error::Success();\n'
-          '  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n'
-          '  const float* in = x.typed_data();\n'
-          '  float* out = y->typed_data();\n'
-          '  for (std::int64_t r = 0; r < rows; ++r) {\n'
-          '    const float* row = in + r * n;\n'
-          '    const float s = 1.0f / std::sqrt(SumSquaresLanes(row, n) + eps);\n'
-          '    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * s;\n'
-          '  }\n'
-          '  return ffi::Error::Success();\n'
-          '}\n'
-          '\n'
-          'XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n'
-          '                              ffi::Ffi::Bind()\n'
-          '                                  .Attr<float>("eps")\n'
-          '                                  .Arg<ffi::Buffer<ffi::F32>>()\n'
-          '                                  .Ret<ffi::Buffer<ffi::F32>>());\n'
-          '"""\n'
-          'row_l2_lib = grader.build(code=row_l2_cc, name="b5_w2_row_l2", flags=("-O3", "-march=native"))\n'
-          'row_l2_lib.register_ffi_target("b5w2.row_l2", "RowL2")\n'
-          '\n'
-          'def row_l2_normalize(x, eps=1e-6):\n'
-          '    out = jax.ShapeDtypeStruct(x.shape, jnp.float32)\n'
-          '    return jax.ffi.ffi_call("b5w2.row_l2", out, vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'),
-        W('b', 'eps hard-coded as 1e-6f in the C++ (no attribute): any other eps is ignored',
-          'row_l2_cc = r"""\n'
-          '#include <cmath>\n'
-          '#include <cstdint>\n'
-          '#include "fast_rms_norm.h"\n'
-          '#include "xla/ffi/api/ffi.h"\n'
-          'namespace ffi = xla::ffi;\n'
-          '\n'
-          '// Each row divided by sqrt(sum of squares + eps), the sum in 16 partial sums.\n'
-          'static ffi::Error RowL2Impl(ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n'
-          '  auto dims = x.dimensions();\n'
-          '  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs an axis");\n'
-          '  const std::int64_t n = dims.back();\n'
-          '  if (n == 0) return ffi::Error::Success();\n'
-          '  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n'
-          '  const float* in = x.typed_data();\n'
-          '  float* out = y->typed_data();\n'
-          '  for (std::int64_t r = 0; r < rows; ++r) {\n'
-          '    const float* row = in + r * n;\n'
-          '    const float s = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) + 1e-6f);\n'
-          '    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * s;\n'
-          '  }\n'
-          '  return ffi::Error::Success();\n'
-          '}\n'
-          '\n'
-          'XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n'
-          '                              ffi::Ffi::Bind()\n'
-          '                                  .Arg<ffi::Buffer<ffi::F32>>()\n'
-          '                                  .Ret<ffi::Buffer<ffi::F32>>());\n'
-          '"""\n'
-          'row_l2_lib = grader.build(code=row_l2_cc, name="b5_w3_row_l2", flags=("-O3", "-march=native"))\n'
-          'row_l2_lib.register_ffi_target("b5w3.row_l2", "RowL2")\n'
-          '\n'
-          'def row_l2_normalize(x, eps=1e-6):\n'
-          '    out = jax.ShapeDtypeStruct(x.shape, jnp.float32)\n'
-          '    return jax.ffi.ffi_call("b5w3.row_l2", out, vmap_method="broadcast_all")(x)\n'),
-        W('b', 'eps added after the square root: invisible at eps=1e-6, wrong for eps=1 or small rows',
-          'row_l2_cc = r"""\n'
-          '#include <cmath>\n'
-          '#include <cstdint>\n'
-          '#include "fast_rms_norm.h"\n'
-          '#include "xla/ffi/api/ffi.h"\n'
-          'namespace ffi = xla::ffi;\n'
-          '\n'
-          '// Each row divided by sqrt(sum of squares + eps), the sum in 16 partial sums.\n'
-          'static ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n'
-          '  auto dims = x.dimensions();\n'
-          '  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs an axis");\n'
-          '  const std::int64_t n = dims.back();\n'
-          '  if (n == 0) return ffi::Error::Success();\n'
-          '  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n'
-          '  const float* in = x.typed_data();\n'
-          '  float* out = y->typed_data();\n'
-          '  for (std::int64_t r = 0; r < rows; ++r) {\n'
-          '    const float* row = in + r * n;\n'
-          '    const float s = 1.0f / (std::sqrt(jbj_fast::DotLanes(row, row, n)) + eps);\n'
-          '    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * s;\n'
-          '  }\n'
-          '  return ffi::Error::Success();\n'
-          '}\n'
-          '\n'
-          'XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n'
-          '                              ffi::Ffi::Bind()\n'
-          '                                  .Attr<float>("eps")\n'
-          '                                  .Arg<ffi::Buffer<ffi::F32>>()\n'
-          '                                  .Ret<ffi::Buffer<ffi::F32>>());\n'
-          '"""\n'
-          'row_l2_lib = grader.build(code=row_l2_cc, name="b5_w4_row_l2", flags=("-O3", "-march=native"))\n'
-          'row_l2_lib.register_ffi_target("b5w4.row_l2", "RowL2")\n'
-          '\n'
-          'def row_l2_normalize(x, eps=1e-6):\n'
-          '    out = jax.ShapeDtypeStruct(x.shape, jnp.float32)\n'
-          '    return jax.ffi.ffi_call("b5w4.row_l2", out, vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'),
-        W('d', 'sum of squares in jnp, only the division in C++: the program holds a stablehlo.reduce',
-          'row_l2_cc = r"""\n'
-          '#include <cmath>\n'
-          '#include <cstdint>\n'
-          '#include "fast_rms_norm.h"\n'
-          '#include "xla/ffi/api/ffi.h"\n'
-          'namespace ffi = xla::ffi;\n'
-          '\n'
-          '// Each row divided by its norm, given one norm per row.\n'
-          'static ffi::Error RowL2Impl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> norms, ffi::ResultBuffer<ffi::F32> y) {\n'
-          '  auto dims = x.dimensions();\n'
-          '  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs an axis");\n'
-          '  const std::int64_t n = dims.back();\n'
-          '  if (n == 0) return ffi::Error::Success();\n'
-          '  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n'
-          '  const float* in = x.typed_data();\n'
-          '  float* out = y->typed_data();\n'
-          '  for (std::int64_t r = 0; r < rows; ++r) {\n'
-          '    const float* row = in + r * n;\n'
-          '    const float s = 1.0f / norms.typed_data()[r];\n'
-          '    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * s;\n'
-          '  }\n'
-          '  return ffi::Error::Success();\n'
-          '}\n'
-          '\n'
-          'XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n'
-          '                              ffi::Ffi::Bind()\n'
-          '                                  .Arg<ffi::Buffer<ffi::F32>>()   // x\n'
-          '                                  .Arg<ffi::Buffer<ffi::F32>>()   // one norm per row\n'
-          '                                  .Ret<ffi::Buffer<ffi::F32>>());\n'
-          '"""\n'
-          'row_l2_lib = grader.build(code=row_l2_cc, name="b5_w5_row_l2", flags=("-O3", "-march=native"))\n'
-          'row_l2_lib.register_ffi_target("b5w5.row_l2", "RowL2")\n'
-          '\n'
-          'def row_l2_normalize(x, eps=1e-6):\n'
-          '    out = jax.ShapeDtypeStruct(x.shape, jnp.float32)\n'
-          '    norms = jnp.sqrt(jnp.sum(jnp.square(x.astype(jnp.float32)), axis=-1) + eps)\n'
-          '    return jax.ffi.ffi_call("b5w5.row_l2", out, vmap_method="broadcast_all")(x, norms)\n'),
-        W('e', 'ffi_call without vmap_method: jit works, vmap raises NotImplementedError',
-          'row_l2_cc = r"""\n'
-          '#include <cmath>\n'
-          '#include <cstdint>\n'
-          '#include "fast_rms_norm.h"\n'
-          '#include "xla/ffi/api/ffi.h"\n'
-          'namespace ffi = xla::ffi;\n'
-          '\n'
-          '// Each row divided by sqrt(sum of squares + eps), the sum in 16 partial sums.\n'
-          'static ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n'
-          '  auto dims = x.dimensions();\n'
-          '  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs an axis");\n'
-          '  const std::int64_t n = dims.back();\n'
-          '  if (n == 0) return ffi::Error::Success();\n'
-          '  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n'
-          '  const float* in = x.typed_data();\n'
-          '  float* out = y->typed_data();\n'
-          '  for (std::int64_t r = 0; r < rows; ++r) {\n'
-          '    const float* row = in + r * n;\n'
-          '    const float s = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) + eps);\n'
-          '    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * s;\n'
-          '  }\n'
-          '  return ffi::Error::Success();\n'
-          '}\n'
-          '\n'
-          'XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n'
-          '                              ffi::Ffi::Bind()\n'
-          '                                  .Attr<float>("eps")\n'
-          '                                  .Arg<ffi::Buffer<ffi::F32>>()\n'
-          '                                  .Ret<ffi::Buffer<ffi::F32>>());\n'
-          '"""\n'
-          'row_l2_lib = grader.build(code=row_l2_cc, name="b5_w6_row_l2", flags=("-O3", "-march=native"))\n'
-          'row_l2_lib.register_ffi_target("b5w6.row_l2", "RowL2")\n'
-          '\n'
-          'def row_l2_normalize(x, eps=1e-6):\n'
-          '    out = jax.ShapeDtypeStruct(x.shape, jnp.float32)\n'
-          '    return jax.ffi.ffi_call("b5w6.row_l2", out)(x, eps=np.float32(eps))\n'),
-        W('g', "double sum only for rows >= 2^20 (the text's example), single float sum below: rows of 300000 miss rtol=2e-6",
-          'row_l2_cc = r"""\n'
-          '#include <cmath>\n'
-          '#include <cstdint>\n'
-          '#include "fast_rms_norm.h"\n'
-          '#include "xla/ffi/api/ffi.h"\n'
-          'namespace ffi = xla::ffi;\n'
-          '\n'
-          '// Each row divided by sqrt(sum of squares + eps), the sum in 16 partial sums.\n'
-          'static ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n'
-          '  auto dims = x.dimensions();\n'
-          '  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs an axis");\n'
-          '  const std::int64_t n = dims.back();\n'
-          '  if (n == 0) return ffi::Error::Success();\n'
-          '  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n'
-          '  const float* in = x.typed_data();\n'
-          '  float* out = y->typed_data();\n'
-          '  for (std::int64_t r = 0; r < rows; ++r) {\n'
-          '    const float* row = in + r * n;\n'
-          '    // float lane sums are fine for ordinary rows; the 2^20-element rows need a double\n'
-          '    const float sum = n >= (1 << 20) ? float(jbj_fast::DotDouble(row, row, n)) : [&] {\n'
-          '      float total = 0.0f;\n'
-          '      for (std::int64_t i = 0; i < n; ++i) total += row[i] * row[i];\n'
-          '      return total;\n'
-          '    }();\n'
-          '    const float s = 1.0f / std::sqrt(sum + eps);\n'
-          '    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * s;\n'
-          '  }\n'
-          '  return ffi::Error::Success();\n'
-          '}\n'
-          '\n'
-          'XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n'
-          '                              ffi::Ffi::Bind()\n'
-          '                                  .Attr<float>("eps")\n'
-          '                                  .Arg<ffi::Buffer<ffi::F32>>()\n'
-          '                                  .Ret<ffi::Buffer<ffi::F32>>());\n'
-          '"""\n'
-          'row_l2_lib = grader.build(code=row_l2_cc, name="b5_w7_row_l2", flags=("-O3", "-march=native"))\n'
-          'row_l2_lib.register_ffi_target("b5w7.row_l2", "RowL2")\n'
-          '\n'
-          'def row_l2_normalize(x, eps=1e-6):\n'
-          '    out = jax.ShapeDtypeStruct(x.shape, jnp.float32)\n'
-          '    return jax.ffi.ffi_call("b5w7.row_l2", out, vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'),
-        W('c', 'BufferR2 binding: a 1-D x (one row), a 3-D x, or vmap over 2-D are refused with a rank error',
-          'row_l2_cc = r"""\n'
-          '#include <cmath>\n'
-          '#include <cstdint>\n'
-          '#include "fast_rms_norm.h"\n'
-          '#include "xla/ffi/api/ffi.h"\n'
-          'namespace ffi = xla::ffi;\n'
-          '\n'
-          '// Each row divided by sqrt(sum of squares + eps), the sum in 16 partial sums.\n'
-          'static ffi::Error RowL2Impl(float eps, ffi::BufferR2<ffi::F32> x, ffi::ResultBufferR2<ffi::F32> y) {\n'
-          '  auto dims = x.dimensions();\n'
-          '  const std::int64_t rows = dims[0], n = dims[1];\n'
-          '  const float* in = x.typed_data();\n'
-          '  float* out = y->typed_data();\n'
-          '  for (std::int64_t r = 0; r < rows; ++r) {\n'
-          '    const float* row = in + r * n;\n'
-          '    const float s = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) + eps);\n'
-          '    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * s;\n'
-          '  }\n'
-          '  return ffi::Error::Success();\n'
-          '}\n'
-          '\n'
-          'XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n'
-          '                              ffi::Ffi::Bind()\n'
-          '                                  .Attr<float>("eps")\n'
-          '                                  .Arg<ffi::BufferR2<ffi::F32>>()\n'
-          '                                  .Ret<ffi::BufferR2<ffi::F32>>());\n'
-          '"""\n'
-          'row_l2_lib = grader.build(code=row_l2_cc, name="b5_w8_row_l2", flags=("-O3", "-march=native"))\n'
-          'row_l2_lib.register_ffi_target("b5w8.row_l2", "RowL2")\n'
-          '\n'
-          'def row_l2_normalize(x, eps=1e-6):\n'
-          '    out = jax.ShapeDtypeStruct(x.shape, jnp.float32)\n'
-          '    return jax.ffi.ffi_call("b5w8.row_l2", out, vmap_method="sequential")(x, eps=np.float32(eps))\n'),
-        W('m', 'divides by sqrt(mean + eps) as in RMSNorm instead of sqrt(sum + eps): results sqrt(n) times too large',
-          'row_l2_cc = r"""\n'
-          '#include <cmath>\n'
-          '#include <cstdint>\n'
-          '#include "fast_rms_norm.h"\n'
-          '#include "xla/ffi/api/ffi.h"\n'
-          'namespace ffi = xla::ffi;\n'
-          '\n'
-          '// Each row divided by sqrt(sum of squares + eps), the sum in 16 partial sums.\n'
-          'static ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n'
-          '  auto dims = x.dimensions();\n'
-          '  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs an axis");\n'
-          '  const std::int64_t n = dims.back();\n'
-          '  if (n == 0) return ffi::Error::Success();\n'
-          '  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n'
-          '  const float* in = x.typed_data();\n'
-          '  float* out = y->typed_data();\n'
-          '  for (std::int64_t r = 0; r < rows; ++r) {\n'
-          '    const float* row = in + r * n;\n'
-          '    const float s = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) / float(n) + eps);\n'
-          '    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * s;\n'
-          '  }\n'
-          '  return ffi::Error::Success();\n'
-          '}\n'
-          '\n'
-          'XLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n'
-          '                              ffi::Ffi::Bind()\n'
-          '                                  .Attr<float>("eps")\n'
-          '                                  .Arg<ffi::Buffer<ffi::F32>>()\n'
-          '                                  .Ret<ffi::Buffer<ffi::F32>>());\n'
-          '"""\n'
-          'row_l2_lib = grader.build(code=row_l2_cc, name="b5_w9_row_l2", flags=("-O3", "-march=native"))\n'
-          'row_l2_lib.register_ffi_target("b5w9.row_l2", "RowL2")\n'
-          '\n'
-          'def row_l2_normalize(x, eps=1e-6):\n'
-          '    out = jax.ShapeDtypeStruct(x.shape, jnp.float32)\n'
-          '    return jax.ffi.ffi_call("b5w9.row_l2", out, vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'),
-    ],
     'ex2_answer': [
         W('f', 'rows on the pool through a shared chunk counter, but returns once every chunk is claimed, not done: a pool thread may still be writing',
           _scale_rows_answer(_SCALE_ROWS_CLAIMED_CC, "ex2_claimed_not_done", aliases=True, donate=True)),
@@ -930,308 +917,6 @@ WRONG = {
           '\n'
           "scale_rows_inplace = jax.jit(scale_rows)   # the alias already writes into x's buffer\n"),
     ],
-    'ex3_answer': [
-        W('b', 'register_module ignores its prefix and registers the bare names',
-          "def register_module(module, prefix):\n"
-          "    names = []\n"
-          "    for name, capsule in module.registrations().items():\n"
-          "        jax.ffi.register_ffi_target(name, capsule, platform='cpu')\n"
-          "        names.append(name)\n"
-          "    return sorted(names)\n"
-          "jax.ffi.register_ffi_target('ex3.rms_norm_fast_fwd', jbj_fast_kernels.registrations()['rms_norm_fast_fwd'], platform='cpu')\n"
-          + _PACKAGED_RMS_NORM +
-          "def _bwd(eps, res, ct):\n"
-          "    scale, x = res\n"
-          "    return (jax.ffi.ffi_call('rms_norm_fast_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32),\n"
-          "                             vmap_method='broadcast_all')(scale, x, ct),)\n"
-          "rms_norm_packaged.defvjp(_fwd, _bwd)\n"),
-        W('d', "the backward pass written in jnp: right values, but the package's backward kernel is never called",
-          "def register_module(module, prefix):\n"
-          "    for name, capsule in module.registrations().items():\n"
-          "        jax.ffi.register_ffi_target(prefix + name, capsule, platform='cpu')\n"
-          "    return sorted(prefix + name for name in module.registrations())\n"
-          + _PACKAGED_RMS_NORM +
-          "def _bwd(eps, res, ct):\n"
-          "    scale, x = res\n"
-          "    s = scale[..., None]\n"
-          "    return (s * ct - s ** 3 / x.shape[-1] * jnp.sum(ct * x, axis=-1, keepdims=True) * x,)\n"
-          "rms_norm_packaged.defvjp(_fwd, _bwd)\n"),
-        W('a', 'backward runs the kernel with an all-ones cotangent and multiplies by ct_y: right for .sum(), wrong for weighted losses',
-          'def register_module(module, prefix):\n'
-          '    names = []\n'
-          '    for name, capsule in module.registrations().items():\n'
-          '        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n'
-          '        names.append(prefix + name)\n'
-          '    return sorted(names)\n'
-          '\n'
-          '\n'
-          '@partial(jax.custom_vjp, nondiff_argnums=(1,))\n'
-          'def rms_norm_packaged(x, eps=1e-5):\n'
-          '    return _packaged_fwd(x, eps)[0]\n'
-          '\n'
-          '\n'
-          'def _packaged_fwd(x, eps=1e-5):\n'
-          '    y, scale = jax.ffi.ffi_call(\n'
-          '        "ex3.rms_norm_fast_fwd",\n'
-          '        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n'
-          '        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'
-          '    return y, (scale, x)\n'
-          '\n'
-          '\n'
-          'def _packaged_bwd(eps, residuals, ct_y):\n'
-          '    scale, x = residuals\n'
-          "    # the kernel's derivative at x, times the incoming cotangent (chain rule)\n"
-          '    d_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n'
-          '                           vmap_method="broadcast_all")(scale, x, jnp.ones_like(x))\n'
-          '    ct_x = ct_y * d_x\n'
-          '    return (ct_x,)\n'
-          '\n'
-          '\n'
-          'rms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-        W('b', "primal calls _packaged_fwd(x) without eps: plain calls always use 1e-5, only grad's path honours eps",
-          'def register_module(module, prefix):\n'
-          '    names = []\n'
-          '    for name, capsule in module.registrations().items():\n'
-          '        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n'
-          '        names.append(prefix + name)\n'
-          '    return sorted(names)\n'
-          '\n'
-          '\n'
-          '@partial(jax.custom_vjp, nondiff_argnums=(1,))\n'
-          'def rms_norm_packaged(x, eps=1e-5):\n'
-          '    return _packaged_fwd(x)[0]\n'
-          '\n'
-          '\n'
-          'def _packaged_fwd(x, eps=1e-5):\n'
-          '    y, scale = jax.ffi.ffi_call(\n'
-          '        "ex3.rms_norm_fast_fwd",\n'
-          '        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n'
-          '        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'
-          '    return y, (scale, x)\n'
-          '\n'
-          '\n'
-          'def _packaged_bwd(eps, residuals, ct_y):\n'
-          '    scale, x = residuals\n'
-          '    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n'
-          '                            vmap_method="broadcast_all")(scale, x, ct_y)\n'
-          '    return (ct_x,)\n'
-          '\n'
-          '\n'
-          'rms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-        W('c', "scale result shaped (x.shape[0],): right for 2-D x, a 1-D or 3-D x fails in the kernel's size check",
-          'def register_module(module, prefix):\n'
-          '    names = []\n'
-          '    for name, capsule in module.registrations().items():\n'
-          '        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n'
-          '        names.append(prefix + name)\n'
-          '    return sorted(names)\n'
-          '\n'
-          '\n'
-          '@partial(jax.custom_vjp, nondiff_argnums=(1,))\n'
-          'def rms_norm_packaged(x, eps=1e-5):\n'
-          '    return _packaged_fwd(x, eps)[0]\n'
-          '\n'
-          '\n'
-          'def _packaged_fwd(x, eps=1e-5):\n'
-          '    y, scale = jax.ffi.ffi_call(\n'
-          '        "ex3.rms_norm_fast_fwd",\n'
-          '        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct((x.shape[0],), jnp.float32)),   # one scale per row\n'
-          '        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'
-          '    return y, (scale, x)\n'
-          '\n'
-          '\n'
-          'def _packaged_bwd(eps, residuals, ct_y):\n'
-          '    scale, x = residuals\n'
-          '    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n'
-          '                            vmap_method="broadcast_all")(scale, x, ct_y)\n'
-          '    return (ct_x,)\n'
-          '\n'
-          '\n'
-          'rms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-        W('d', "backward through jax.vjp of the jnp formula: grad's program never calls ex3.rms_norm_fast_bwd",
-          'def register_module(module, prefix):\n'
-          '    names = []\n'
-          '    for name, capsule in module.registrations().items():\n'
-          '        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n'
-          '        names.append(prefix + name)\n'
-          '    return sorted(names)\n'
-          '\n'
-          '\n'
-          '@partial(jax.custom_vjp, nondiff_argnums=(1,))\n'
-          'def rms_norm_packaged(x, eps=1e-5):\n'
-          '    return _packaged_fwd(x, eps)[0]\n'
-          '\n'
-          '\n'
-          'def _packaged_fwd(x, eps=1e-5):\n'
-          '    y, scale = jax.ffi.ffi_call(\n'
-          '        "ex3.rms_norm_fast_fwd",\n'
-          '        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n'
-          '        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'
-          '    return y, (scale, x)\n'
-          '\n'
-          '\n'
-          'def _packaged_bwd(eps, residuals, ct_y):\n'
-          '    scale, x = residuals\n'
-          '    def reference(v):\n'
-          '        return v / jnp.sqrt(jnp.mean(v * v, axis=-1, keepdims=True) + eps)\n'
-          '    _, vjp = jax.vjp(reference, x)\n'
-          '    (ct_x,) = vjp(ct_y)\n'
-          '    return (ct_x,)\n'
-          '\n'
-          '\n'
-          'rms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-        W('e', 'backward ffi_call without vmap_method: vmap of the forward works, vmap(grad) raises NotImplementedError',
-          'def register_module(module, prefix):\n'
-          '    names = []\n'
-          '    for name, capsule in module.registrations().items():\n'
-          '        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n'
-          '        names.append(prefix + name)\n'
-          '    return sorted(names)\n'
-          '\n'
-          '\n'
-          '@partial(jax.custom_vjp, nondiff_argnums=(1,))\n'
-          'def rms_norm_packaged(x, eps=1e-5):\n'
-          '    return _packaged_fwd(x, eps)[0]\n'
-          '\n'
-          '\n'
-          'def _packaged_fwd(x, eps=1e-5):\n'
-          '    y, scale = jax.ffi.ffi_call(\n'
-          '        "ex3.rms_norm_fast_fwd",\n'
-          '        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n'
-          '        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'
-          '    return y, (scale, x)\n'
-          '\n'
-          '\n'
-          'def _packaged_bwd(eps, residuals, ct_y):\n'
-          '    scale, x = residuals\n'
-          '    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, jnp.float32))(scale, x, ct_y)\n'
-          '    return (ct_x,)\n'
-          '\n'
-          '\n'
-          'rms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-        W('g', "register_module loops over jbj_fast_kernels' four names: another module's handlers raise KeyError",
-          'def register_module(module, prefix):\n'
-          '    capsules = module.registrations()\n'
-          '    names = []\n'
-          '    for name in ["rms_norm_fast", "rms_norm_fast_bwd", "rms_norm_fast_fwd", "rms_norm_vec"]:\n'
-          '        jax.ffi.register_ffi_target(prefix + name, capsules[name], platform="cpu")\n'
-          '        names.append(prefix + name)\n'
-          '    return names\n'
-          '\n'
-          '\n'
-          '@partial(jax.custom_vjp, nondiff_argnums=(1,))\n'
-          'def rms_norm_packaged(x, eps=1e-5):\n'
-          '    return _packaged_fwd(x, eps)[0]\n'
-          '\n'
-          '\n'
-          'def _packaged_fwd(x, eps=1e-5):\n'
-          '    y, scale = jax.ffi.ffi_call(\n'
-          '        "ex3.rms_norm_fast_fwd",\n'
-          '        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n'
-          '        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'
-          '    return y, (scale, x)\n'
-          '\n'
-          '\n'
-          'def _packaged_bwd(eps, residuals, ct_y):\n'
-          '    scale, x = residuals\n'
-          '    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n'
-          '                            vmap_method="broadcast_all")(scale, x, ct_y)\n'
-          '    return (ct_x,)\n'
-          '\n'
-          '\n'
-          'rms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-        W('b', "register_module registers under 'ex3.' whatever prefix it is given: another prefix's names are never registered",
-          'def register_module(module, prefix):\n'
-          '    names = []\n'
-          '    for name, capsule in module.registrations().items():\n'
-          '        jax.ffi.register_ffi_target("ex3." + name, capsule, platform="cpu")\n'
-          '        names.append(prefix + name)\n'
-          '    return sorted(names)\n'
-          '\n'
-          '\n'
-          '@partial(jax.custom_vjp, nondiff_argnums=(1,))\n'
-          'def rms_norm_packaged(x, eps=1e-5):\n'
-          '    return _packaged_fwd(x, eps)[0]\n'
-          '\n'
-          '\n'
-          'def _packaged_fwd(x, eps=1e-5):\n'
-          '    y, scale = jax.ffi.ffi_call(\n'
-          '        "ex3.rms_norm_fast_fwd",\n'
-          '        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n'
-          '        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'
-          '    return y, (scale, x)\n'
-          '\n'
-          '\n'
-          'def _packaged_bwd(eps, residuals, ct_y):\n'
-          '    scale, x = residuals\n'
-          '    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n'
-          '                            vmap_method="broadcast_all")(scale, x, ct_y)\n'
-          '    return (ct_x,)\n'
-          '\n'
-          '\n'
-          'rms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-        W('m', "register_module returns the module's names without the prefix",
-          'def register_module(module, prefix):\n'
-          '    for name, capsule in module.registrations().items():\n'
-          '        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n'
-          '    return sorted(module.registrations())\n'
-          '\n'
-          '\n'
-          '@partial(jax.custom_vjp, nondiff_argnums=(1,))\n'
-          'def rms_norm_packaged(x, eps=1e-5):\n'
-          '    return _packaged_fwd(x, eps)[0]\n'
-          '\n'
-          '\n'
-          'def _packaged_fwd(x, eps=1e-5):\n'
-          '    y, scale = jax.ffi.ffi_call(\n'
-          '        "ex3.rms_norm_fast_fwd",\n'
-          '        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n'
-          '        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'
-          '    return y, (scale, x)\n'
-          '\n'
-          '\n'
-          'def _packaged_bwd(eps, residuals, ct_y):\n'
-          '    scale, x = residuals\n'
-          '    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n'
-          '                            vmap_method="broadcast_all")(scale, x, ct_y)\n'
-          '    return (ct_x,)\n'
-          '\n'
-          '\n'
-          'rms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-        W('m', 'primal passes eps as a Python float (f64 attribute) to Attr<float>: plain calls fail at run time, grad works',
-          'def register_module(module, prefix):\n'
-          '    names = []\n'
-          '    for name, capsule in module.registrations().items():\n'
-          '        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n'
-          '        names.append(prefix + name)\n'
-          '    return sorted(names)\n'
-          '\n'
-          '\n'
-          '@partial(jax.custom_vjp, nondiff_argnums=(1,))\n'
-          'def rms_norm_packaged(x, eps=1e-5):\n'
-          '    out = (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32))\n'
-          '    return jax.ffi.ffi_call("ex3.rms_norm_fast_fwd", out, vmap_method="broadcast_all")(x, eps=eps)[0]\n'
-          '\n'
-          '\n'
-          'def _packaged_fwd(x, eps=1e-5):\n'
-          '    y, scale = jax.ffi.ffi_call(\n'
-          '        "ex3.rms_norm_fast_fwd",\n'
-          '        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n'
-          '        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'
-          '    return y, (scale, x)\n'
-          '\n'
-          '\n'
-          'def _packaged_bwd(eps, residuals, ct_y):\n'
-          '    scale, x = residuals\n'
-          '    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n'
-          '                            vmap_method="broadcast_all")(scale, x, ct_y)\n'
-          '    return (ct_x,)\n'
-          '\n'
-          '\n'
-          'rms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-        W('f', 'register_module remembers handler names already registered (without the prefix) in a global set and skips them: a second prefix or a module with the same names returns [] or too few',
-          '_registered_handlers = set()\n\n\ndef register_module(module, prefix):\n    names = []\n    for name, capsule in module.registrations().items():\n        if name in _registered_handlers:     # XLA refuses a second registration: skip it\n            continue\n        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n        _registered_handlers.add(name)\n        names.append(prefix + name)\n    return sorted(names)\n\n\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef rms_norm_packaged(x, eps=1e-5):\n    return _packaged_fwd(x, eps)[0]\n\n\ndef _packaged_fwd(x, eps=1e-5):\n    y, scale = jax.ffi.ffi_call(\n        "ex3.rms_norm_fast_fwd",\n        (jax.ShapeDtypeStruct(x.shape, jnp.float32), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n    return y, (scale, x)\n\n\ndef _packaged_bwd(eps, residuals, ct_y):\n    scale, x = residuals\n    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n                            vmap_method="broadcast_all")(scale, x, ct_y)\n    return (ct_x,)\n\n\nrms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-    ],
     'quiz_answer': [
         W('m', "q1=a: believes donation alone makes XLA hand x's buffer to the handler (section 6)",
           'q1 = "a"\n'
@@ -1259,71 +944,8 @@ WRONG = {
           'q3 = "b"\n'),
     ],
 }
-
-# Round 4: written from the text alone, with the mistakes above listed as already caught, before the checks were read;
-# each passed every visible check, and some scored full marks, until the checks were made to catch them.
-WRONG['ex1_answer'] += [
-    W('d', "reuses the chapter's ch12.RmsNormFast with eps/n and a multiply by 1/sqrt(n): no handler of its own",
-      'def row_l2_normalize(x, eps=1e-6):\n    # x / sqrt(sum + eps) = RMSNorm(x, eps / n) / sqrt(n): one call of the fast kernel, then one multiply\n    n = x.shape[-1]\n    y = ffi_rms_norm("ch12.RmsNormFast", x, eps / n)\n    return y * np.float32(1 / np.sqrt(n))\n'),
-    W('g', 'double sum only for rows of 2^17 elements and more, a single float sum below: rows of ~100000 elements miss rtol=2e-6',
-      'row_l2_cc = r"""\n#include <cmath>\n#include <cstdint>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\n\n// Each row (last axis) divided by its Euclidean length; the squares summed in a double.\nstatic ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n  auto dims = x.dimensions();\n  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs at least one axis");\n  const std::int64_t n = dims.back();\n  const std::int64_t rows = n == 0 ? 0 : x.element_count() / n;\n  const float* in = x.typed_data();\n  float* out = y->typed_data();\n  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row = in + r * n;\n    float* dst = out + r * n;\n    double acc = 0.0;\n    if (n >= (1 << 17)) {   // long rows: a double sum; short ones: a float sum is accurate enough and twice as fast\n      for (std::int64_t i = 0; i < n; ++i) { const double v = row[i]; acc += v * v; }\n    } else {\n      float f = 0.0f;\n      for (std::int64_t i = 0; i < n; ++i) f += row[i] * row[i];\n      acc = f;\n    }\n    const float inv = static_cast<float>(1.0 / std::sqrt(acc + eps));\n    for (std::int64_t i = 0; i < n; ++i) dst[i] = row[i] * inv;\n  }\n  return ffi::Error::Success();\n}\n\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n"""\nrow_l2_lib = grader.build(code=row_l2_cc, name="ex1_w7", flags=FAST_FLAGS)\nrow_l2_lib.register_ffi_target("ex1.w7", "RowL2")\n\ndef row_l2_normalize(x, eps=1e-6):\n    out = jax.ShapeDtypeStruct(x.shape, x.dtype)\n    return jax.ffi.ffi_call("ex1.w7", out, vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'),
-    W('d', 'NumPy inputs computed in NumPy float64 on the host, only jax arrays go through the FFI handler',
-      'row_l2_cc = r"""\n#include <cmath>\n#include <cstdint>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\n\n// Each row (last axis) divided by its Euclidean length; the squares summed in a double.\nstatic ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n  auto dims = x.dimensions();\n  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs at least one axis");\n  const std::int64_t n = dims.back();\n  const std::int64_t rows = n == 0 ? 0 : x.element_count() / n;\n  const float* in = x.typed_data();\n  float* out = y->typed_data();\n  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row = in + r * n;\n    float* dst = out + r * n;\n    double acc = 0.0;\n    for (std::int64_t i = 0; i < n; ++i) { const double v = row[i]; acc += v * v; }\n    const float inv = static_cast<float>(1.0 / std::sqrt(acc + eps));\n    for (std::int64_t i = 0; i < n; ++i) dst[i] = row[i] * inv;\n  }\n  return ffi::Error::Success();\n}\n\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n"""\nrow_l2_lib = grader.build(code=row_l2_cc, name="ex1_w8", flags=FAST_FLAGS)\nrow_l2_lib.register_ffi_target("ex1.w8", "RowL2")\n\ndef row_l2_normalize(x, eps=1e-6):\n    if isinstance(x, np.ndarray):           # host data: no need to go through XLA\n        x64 = x.astype(np.float64)\n        return (x64 / np.sqrt(np.sum(x64 * x64, axis=-1, keepdims=True) + eps)).astype(np.float32)\n    out = jax.ShapeDtypeStruct(x.shape, x.dtype)\n    return jax.ffi.ffi_call("ex1.w8", out, vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'),
-    W('c', 'rows counted for ranks 1, 2, 3 only (3-D: dims[0]*dims[1]): a 4-D x (vmap of a 3-D call) leaves rows unnormalised',
-      'row_l2_cc = r"""\n#include <cmath>\n#include <cstdint>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\n\n// Each row (last axis) divided by its Euclidean length; the squares summed in a double.\nstatic ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n  auto dims = x.dimensions();\n  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2_normalize: x needs at least one axis");\n  // a 1-D x is one row; 2-D: x.shape[0] rows; 3-D (a vmap of 2-D): x.shape[0] * x.shape[1] rows\n  const std::int64_t n = dims.back();\n  const std::int64_t rows = dims.size() == 1 ? 1 : dims.size() == 2 ? dims[0] : dims[0] * dims[1];\n  const float* in = x.typed_data();\n  float* out = y->typed_data();\n  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row = in + r * n;\n    float* dst = out + r * n;\n    double acc = 0.0;\n    for (std::int64_t i = 0; i < n; ++i) { const double v = row[i]; acc += v * v; }\n    const float inv = static_cast<float>(1.0 / std::sqrt(acc + eps));\n    for (std::int64_t i = 0; i < n; ++i) dst[i] = row[i] * inv;\n  }\n  return ffi::Error::Success();\n}\n\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n"""\nrow_l2_lib = grader.build(code=row_l2_cc, name="ex1_w9", flags=FAST_FLAGS)\nrow_l2_lib.register_ffi_target("ex1.w9", "RowL2")\n\ndef row_l2_normalize(x, eps=1e-6):\n    out = jax.ShapeDtypeStruct(x.shape, x.dtype)\n    return jax.ffi.ffi_call("ex1.w9", out, vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'),
-]
-WRONG['ex2_answer'] += [
-    W('c', 'rows counted for ranks 1, 2, 3 only (dims[0]*dims[1] for 3-D and up): a 4-D x leaves most rows unscaled',
-      'scale_rows_cc = r"""\n#include <algorithm>\n#include <atomic>\n#include <cstdint>\n#include <memory>\n#include <thread>\n#include <vector>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\n\nnamespace {\nstruct Shared {\n  const float* x; const float* s; float* y;\n  std::int64_t n, rows, per, chunks;\n  std::atomic<std::int64_t> next{0}, done{0};\n};\n\nvoid Work(Shared& st) {\n  for (;;) {\n    const std::int64_t c = st.next.fetch_add(1);\n    if (c >= st.chunks) return;\n    const std::int64_t r0 = c * st.per, r1 = std::min(st.rows, r0 + st.per);\n    for (std::int64_t r = r0; r < r1; ++r) {\n      const float k = st.s[r];\n      const float* a = st.x + r * st.n;\n      float* b = st.y + r * st.n;\n      for (std::int64_t i = 0; i < st.n; ++i) b[i] = a[i] * k;\n    }\n    st.done.fetch_add(1, std::memory_order_acq_rel);\n  }\n}\n}  // namespace\n\n// y = x * s[..., None], rows handed out in chunks of about 256 KiB on XLA\'s pool; y may be x\'s buffer.\nstatic ffi::Error ScaleRowsImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> s,\n                                ffi::ResultBuffer<ffi::F32> y) {\n  auto dims = x.dimensions();\n  if (dims.size() == 0) return ffi::Error::InvalidArgument("scale_rows: x needs at least one axis");\n  // 1-D: one row; 2-D: x.shape[0] rows; 3-D: x.shape[0] * x.shape[1] rows\n  const std::int64_t n = dims.back();\n  const std::int64_t rows = dims.size() == 1 ? 1 : dims.size() == 2 ? dims[0] : dims[0] * dims[1];\n  auto st = std::make_shared<Shared>();\n  st->x = x.typed_data(); st->s = s.typed_data(); st->y = y->typed_data();\n  st->n = n; st->rows = rows;\n  st->per = std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(n, 1));   // rows per chunk: about 256 KiB\n  st->chunks = (rows + st->per - 1) / st->per;\n  const std::int64_t helpers = std::min<std::int64_t>(pool.num_threads(), st->chunks - 1);\n  for (std::int64_t t = 0; t < helpers; ++t) pool.Schedule([st] { Work(*st); });\n  Work(*st);\n  while (st->done.load(std::memory_order_acquire) < st->chunks) std::this_thread::yield();\n  return ffi::Error::Success();\n}\n\nXLA_FFI_DEFINE_HANDLER_SYMBOL(ScaleRows, ScaleRowsImpl,\n    ffi::Ffi::Bind()\n        .Ctx<ffi::ThreadPool>()\n        .Arg<ffi::Buffer<ffi::F32>>()\n        .Arg<ffi::Buffer<ffi::F32>>()\n        .Ret<ffi::Buffer<ffi::F32>>());\n"""\nscale_rows_lib = grader.build(code=scale_rows_cc, name="ex2_w1", flags=FAST_FLAGS)\nscale_rows_lib.register_ffi_target("ex2.w1", "ScaleRows")\n\ndef scale_rows(x, s):\n    out = jax.ShapeDtypeStruct(x.shape, x.dtype)\n    return jax.ffi.ffi_call("ex2.w1", out, input_output_aliases={0: 0})(x, s)\n\nscale_rows_inplace = jax.jit(scale_rows, donate_argnums=0)\n'),
-]
-WRONG['ex3_answer'] += [
-    W('b', 'the custom_vjp forward rule calls the kernel with the default eps: plain calls honour eps, grad uses 1e-5 for the scales',
-      'def register_module(module, prefix):\n    names = []\n    for name, capsule in module.registrations().items():\n        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n        names.append(prefix + name)\n    return sorted(names)\n\n\nregister_module(jbj_fast_kernels, "ex3.")\n\n\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef rms_norm_packaged(x, eps=1e-5):\n    y, _ = jax.ffi.ffi_call(\n        "ex3.rms_norm_fast_fwd",\n        (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n    return y\n\n\ndef _packaged_fwd(x, eps=1e-5):\n    y, scale = jax.ffi.ffi_call(\n        "ex3.rms_norm_fast_fwd",\n        (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n    return y, scale\n\n\ndef _packaged_fwd_rule(x, eps=1e-5):\n    y, scale = _packaged_fwd(x, 1e-5)\n    return y, (scale, x)\n\n\ndef _packaged_bwd_rule(eps, residuals, ct_y):\n    scale, x = residuals\n    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, x.dtype),\n                            vmap_method="broadcast_all")(scale, x, ct_y)\n    return (ct_x,)\n\n\nrms_norm_packaged.defvjp(_packaged_fwd_rule, _packaged_bwd_rule)\n'),
-    W('e', 'backward ffi_call with vmap_method="expand_dims": an unbatched cotangent reaches the kernel with a size-1 batch axis under vmap(grad)',
-      'def register_module(module, prefix):\n    names = []\n    for name, capsule in module.registrations().items():\n        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n        names.append(prefix + name)\n    return sorted(names)\n\n\nregister_module(jbj_fast_kernels, "ex3.")\n\n\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef rms_norm_packaged(x, eps=1e-5):\n    y, _ = jax.ffi.ffi_call(\n        "ex3.rms_norm_fast_fwd",\n        (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n    return y\n\n\ndef _packaged_fwd(x, eps=1e-5):\n    y, scale = jax.ffi.ffi_call(\n        "ex3.rms_norm_fast_fwd",\n        (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n    return y, scale\n\n\ndef _packaged_fwd_rule(x, eps=1e-5):\n    y, scale = _packaged_fwd(x, eps)\n    return y, (scale, x)\n\n\ndef _packaged_bwd_rule(eps, residuals, ct_y):\n    scale, x = residuals\n    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, x.dtype),\n                            vmap_method="expand_dims")(scale, x, ct_y)\n    return (ct_x,)\n\n\nrms_norm_packaged.defvjp(_packaged_fwd_rule, _packaged_bwd_rule)\n'),
-    W('m', 'register_module makes the prefix end with one dot (prefix.rstrip(".") + "."): a prefix without a trailing dot registers other names',
-      'def register_module(module, prefix):\n    prefix = prefix.rstrip(".") + "."          # "ex3" and "ex3." give the same names\n    names = []\n    for name, capsule in module.registrations().items():\n        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n        names.append(prefix + name)\n    return sorted(names)\n\n\nregister_module(jbj_fast_kernels, "ex3.")\n\n\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef rms_norm_packaged(x, eps=1e-5):\n    y, _ = jax.ffi.ffi_call(\n        "ex3.rms_norm_fast_fwd",\n        (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n    return y\n\n\ndef _packaged_fwd(x, eps=1e-5):\n    y, scale = jax.ffi.ffi_call(\n        "ex3.rms_norm_fast_fwd",\n        (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n    return y, scale\n\n\ndef _packaged_fwd_rule(x, eps=1e-5):\n    y, scale = _packaged_fwd(x, eps)\n    return y, (scale, x)\n\n\ndef _packaged_bwd_rule(eps, residuals, ct_y):\n    scale, x = residuals\n    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, x.dtype),\n                            vmap_method="broadcast_all")(scale, x, ct_y)\n    return (ct_x,)\n\n\nrms_norm_packaged.defvjp(_packaged_fwd_rule, _packaged_bwd_rule)\n'),
-]
-
-
-# Round 5: written from the text alone ("use partial sums or a double"); four partial sums passed every visible
-# check (2 rows of 2**20) and lost its points to a hidden row until a visible 1-D row of 2**20 was added.
-WRONG['ex1_answer'] += [
-    W('c', 'four partial sums: about 3e-6 to 6e-6 off on some rows of 2**20, over rtol=2e-6, within it on others',
-      'row_l2_cc = r"""\n#include <cmath>\n#include <cstdint>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\n\n// 4 partial sums, combined at the end, then the tail.\nstatic ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n  auto dims = x.dimensions();\n  const std::int64_t n = dims.back();\n  if (n == 0) return ffi::Error::Success();\n  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row = x.typed_data() + r * n;\n    float acc[4] = {};\n    std::int64_t i = 0;\n    for (; i + 4 <= n; i += 4)\n      for (int j = 0; j < 4; ++j) acc[j] += row[i + j] * row[i + j];\n    float sum = 0.0f;\n    for (int j = 0; j < 4; ++j) sum += acc[j];\n    for (; i < n; ++i) sum += row[i] * row[i];\n    const float s = 1.0f / std::sqrt(sum + eps);\n    for (std::int64_t k = 0; k < n; ++k) y->typed_data()[r * n + k] = row[k] * s;\n  }\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n"""\nlib = grader.build(code=row_l2_cc, name="row_l2_c4", flags=("-O3", "-march=native"))\nlib.register_ffi_target("row_l2_c4", "RowL2")\ndef row_l2_normalize(x, eps=1e-6):\n    return jax.ffi.ffi_call("row_l2_c4", jax.ShapeDtypeStruct(x.shape, jnp.float32), vmap_method="sequential")(x, eps=np.float32(eps))\n'),
-]
-
-# Round 9: found by reviewers who read only the learner's notebook.
-WRONG['ex1_answer'] += [
-    W('c', 'all-zero rows skipped ("stay zero"): the fresh output is not zeroed, so those rows come back with whatever the buffer held',
-      'row_l2_cc = r"""\n#include <cmath>\n#include <cstdint>\n#include "fast_rms_norm.h"\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstatic ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n  auto dims = x.dimensions();\n  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2: x needs an axis");\n  const std::int64_t n = dims.back();\n  if (n == 0) return ffi::Error::Success();\n  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n  const float* in = x.typed_data();\n  float* out = y->typed_data();\n  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row = in + r * n;\n    const double sum = jbj_fast::DotDouble(row, row, n);\n    if (sum == 0.0) continue;   // an all-zero row has no direction: it stays zero\n    const float inv = static_cast<float>(1.0 / std::sqrt(sum + double(eps)));\n    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * inv;\n  }\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n"""\nrow_l2_lib = grader.build(code=row_l2_cc, name="h12_l2_zskip", flags=("-O3", "-march=native"))\nrow_l2_lib.register_ffi_target("h12_l2_zskip", "RowL2")\n\ndef row_l2_normalize(x, eps=1e-6):\n    return jax.ffi.ffi_call("h12_l2_zskip", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n                            vmap_method="broadcast_all")(x, eps=np.float32(eps))\n'),
-]
-WRONG['ex3_answer'] += [
-    W('b', 'register_module records the last prefix each handler got, and rms_norm_packaged calls that one: after the checks register other prefixes/modules it calls their targets, not ex3.*',
-      '_TARGETS = {}\n\n\ndef register_module(module, prefix):\n    names = []\n    for name, capsule in module.registrations().items():\n        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n        _TARGETS[name] = prefix + name          # where each handler was registered\n        names.append(prefix + name)\n    return sorted(names)\n\n\nregister_module(jbj_fast_kernels, "ex3.")\n\n\ndef _packaged_fwd(x, eps=1e-5):\n    y, scale = jax.ffi.ffi_call(\n        _TARGETS["rms_norm_fast_fwd"],\n        (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n    return y, (scale, x)\n\n\ndef _packaged_bwd(eps, residuals, ct_y):\n    scale, x = residuals\n    ct_x = jax.ffi.ffi_call(_TARGETS["rms_norm_fast_bwd"], jax.ShapeDtypeStruct(x.shape, x.dtype),\n                            vmap_method="broadcast_all")(scale, x, ct_y)\n    return (ct_x,)\n\n\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef rms_norm_packaged(x, eps=1e-5):\n    return _packaged_fwd(x, eps)[0]\n\n\nrms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-]
-
-# Round 10: found by reviewers who read only the learner's notebook.
-WRONG['ex1_answer'] += [
-    W('f', 'rows split over the pool as RmsNormFast does, but the handler returns once every chunk is claimed, not done (section 5)',
-      'row_l2_cc = r\'\'\'\n#include <algorithm>\n#include <atomic>\n#include <cmath>\n#include <cstdint>\n#include <memory>\n#include "fast_rms_norm.h"\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstatic ffi::Error RowL2Impl(ffi::ThreadPool pool, float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n  const std::int64_t n = x.dimensions().back();\n  if (n == 0) return ffi::Error::Success();\n  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n  const float* in = x.typed_data();\n  float* out = y->typed_data();\n  const std::int64_t chunk = std::max<std::int64_t>(1, 65536 / n);\n  const std::int64_t chunks = (rows + chunk - 1) / chunk;\n  auto next = std::make_shared<std::atomic<std::int64_t>>(0);\n  auto run = [=] {\n    for (std::int64_t c = next->fetch_add(1); c < chunks; c = next->fetch_add(1))\n      for (std::int64_t r = c * chunk; r < std::min(rows, (c + 1) * chunk); ++r) {\n        const float* row = in + r * n;\n        const float s = 1.0f / std::sqrt(jbj_fast::DotLanes(row, row, n) + eps);\n        for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * s;\n      }\n  };\n  for (int h = 1; h < pool.num_threads() && h < chunks; ++h) pool.Schedule([run] { run(); });\n  run();  // every chunk is claimed when this returns; a pool thread may still be writing its last one\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n\'\'\'\nlib = grader.build(code=row_l2_cc, name=\'g12_l2_claimed\', flags=(\'-O3\', \'-march=native\'))\nlib.register_ffi_target(\'g12_l2_claimed\', \'RowL2\')\ndef row_l2_normalize(x, eps=1e-6):\n    return jax.ffi.ffi_call(\'g12_l2_claimed\', jax.ShapeDtypeStruct(x.shape, jnp.float32),\n                            vmap_method=\'broadcast_all\')(x, eps=np.float32(eps))\n'),
-    W('b', 'the jitted call is built once with the first eps and reused: every later eps is ignored',
-      'row_l2_cc = r\'\'\'\n#include <cmath>\n#include <cstdint>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstatic ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n  const std::int64_t n = x.dimensions().back();\n  if (n == 0) return ffi::Error::Success();\n  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row = x.typed_data() + r * n;\n    double sum = 0.0;\n    for (std::int64_t i = 0; i < n; ++i) sum += static_cast<double>(row[i]) * row[i];\n    const float s = static_cast<float>(1.0 / std::sqrt(sum + static_cast<double>(eps)));\n    for (std::int64_t i = 0; i < n; ++i) y->typed_data()[r * n + i] = row[i] * s;\n  }\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n\'\'\'\nlib = grader.build(code=row_l2_cc, name=\'g12_l2_cached\', flags=(\'-O3\',))\nlib.register_ffi_target(\'g12_l2_cached\', \'RowL2\')\n_compiled = None\ndef row_l2_normalize(x, eps=1e-6):\n    global _compiled\n    if _compiled is None:   # build the jitted call once, and reuse it\n        _compiled = jax.jit(lambda v: jax.ffi.ffi_call(\'g12_l2_cached\', jax.ShapeDtypeStruct(v.shape, jnp.float32),\n                            vmap_method=\'broadcast_all\')(v, eps=np.float32(eps)))\n    return _compiled(x)\n'),
-    W('c', 'jnp.atleast_2d(x) never undone: a 1-D x (one row) comes back with shape (1, n)',
-      'row_l2_cc = r\'\'\'\n#include <cmath>\n#include <cstdint>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstatic ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n  const std::int64_t n = x.dimensions().back();\n  if (n == 0) return ffi::Error::Success();\n  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row = x.typed_data() + r * n;\n    double sum = 0.0;\n    for (std::int64_t i = 0; i < n; ++i) sum += static_cast<double>(row[i]) * row[i];\n    const float s = static_cast<float>(1.0 / std::sqrt(sum + static_cast<double>(eps)));\n    for (std::int64_t i = 0; i < n; ++i) y->typed_data()[r * n + i] = row[i] * s;\n  }\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n\'\'\'\nlib = grader.build(code=row_l2_cc, name=\'g12_l2_atleast2d\', flags=(\'-O3\',))\nlib.register_ffi_target(\'g12_l2_atleast2d\', \'RowL2\')\ndef row_l2_normalize(x, eps=1e-6):\n    x = jnp.atleast_2d(x)          # a 1-D x is one row\n    return jax.ffi.ffi_call(\'g12_l2_atleast2d\', jax.ShapeDtypeStruct(x.shape, jnp.float32),\n                            vmap_method=\'broadcast_all\')(x, eps=np.float32(eps))\n'),
-]
-WRONG['ex2_answer'] += [
-    W('f', 'shared state on the heap, but each task reads x, s, y through [&] references to the handler arguments before claiming a chunk: a late task reads the dead frame',
-      'scale_rows_cc = r\'\'\'\n#include <algorithm>\n#include <atomic>\n#include <condition_variable>\n#include <cstdint>\n#include <memory>\n#include <mutex>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstruct State {\n  std::atomic<std::int64_t> next{0};\n  std::int64_t done = 0;\n  std::mutex m;\n  std::condition_variable cv;\n};\nstatic ffi::Error ScaleRowsImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> s,\n                                ffi::ResultBuffer<ffi::F32> y) {\n  const std::int64_t rows = static_cast<std::int64_t>(s.element_count());\n  if (rows == 0) return ffi::Error::Success();\n  const std::int64_t n = static_cast<std::int64_t>(x.element_count()) / rows;\n  const std::int64_t chunk = std::max<std::int64_t>(4, 65536 / std::max<std::int64_t>(n, 1));\n  const std::int64_t chunks = (rows + chunk - 1) / chunk;\n  auto state = std::make_shared<State>();\n  auto run = [state, chunk, chunks, rows, n, &x, &s, &y] {\n    const float* in = x.typed_data();       // read through the handler\'s arguments\n    const float* scale = s.typed_data();\n    float* out = y->typed_data();\n    for (std::int64_t c = state->next.fetch_add(1); c < chunks; c = state->next.fetch_add(1)) {\n      for (std::int64_t r = c * chunk; r < std::min(rows, (c + 1) * chunk); ++r)\n        for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = in[r * n + i] * scale[r];\n      std::lock_guard<std::mutex> lock(state->m);\n      if (++state->done == chunks) state->cv.notify_all();\n    }\n  };\n  for (int h = 1; h < pool.num_threads() && h < chunks; ++h) pool.Schedule([run] { run(); });\n  run();\n  std::unique_lock<std::mutex> lock(state->m);\n  state->cv.wait(lock, [&] { return state->done == chunks; });\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(ScaleRows, ScaleRowsImpl,\n    ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>()\n        .Ret<ffi::Buffer<ffi::F32>>());\n\'\'\'\nlib = grader.build(code=scale_rows_cc, name=\'g12_scale_stackref\', flags=(\'-O3\',))\nlib.register_ffi_target(\'g12_scale_stackref\', \'ScaleRows\')\ndef scale_rows(x, s):\n    return jax.ffi.ffi_call(\'g12_scale_stackref\', jax.ShapeDtypeStruct(x.shape, jnp.float32), input_output_aliases={0: 0})(x, s)\nscale_rows_inplace = jax.jit(scale_rows, donate_argnums=0)\n'),
-    W('c', 'jnp.atleast_2d(x) / atleast_1d(s) never undone: a 1-D x comes back with shape (1, n)',
-      'scale_rows_cc = r\'\'\'\n#include <cstdint>\n#include "fast_rms_norm.h"\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstatic ffi::Error ScaleRowsImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> s,\n                                ffi::ResultBuffer<ffi::F32> y) {\n  const std::int64_t rows = static_cast<std::int64_t>(s.element_count());\n  if (rows == 0) return ffi::Error::Success();\n  const std::int64_t n = static_cast<std::int64_t>(x.element_count()) / rows;\n  const float* in = x.typed_data();\n  const float* scale = s.typed_data();\n  float* out = y->typed_data();\n  jbj_fast::ParallelFor(rows, 64, static_cast<int>(pool.num_threads()) - 1,\n                        [&pool](auto task) { pool.Schedule(std::move(task)); },\n                        [=](std::int64_t b, std::int64_t e) {\n                          for (std::int64_t r = b; r < e; ++r)\n                            for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = in[r * n + i] * scale[r];\n                        });\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(ScaleRows, ScaleRowsImpl,\n    ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>()\n        .Ret<ffi::Buffer<ffi::F32>>());\n\'\'\'\nlib = grader.build(code=scale_rows_cc, name=\'g12_scale_atleast2d\', flags=(\'-O3\',))\nlib.register_ffi_target(\'g12_scale_atleast2d\', \'ScaleRows\')\ndef scale_rows(x, s):\n    x, s = jnp.atleast_2d(x), jnp.atleast_1d(s)   # a 1-D x is one row, its s one number\n    return jax.ffi.ffi_call(\'g12_scale_atleast2d\', jax.ShapeDtypeStruct(x.shape, jnp.float32),\n                            input_output_aliases={0: 0})(x, s)\nscale_rows_inplace = jax.jit(scale_rows, donate_argnums=0)\n'),
-]
-WRONG['ex3_answer'] += [
-    W('c', 'register_module returns the names in the module dict order, not sorted: right only when the module lists them sorted',
-      "import jbj_fast_kernels\ndef register_module(module, prefix):\n    names = []\n    for name, capsule in module.registrations().items():\n        jax.ffi.register_ffi_target(prefix + name, capsule, platform='cpu')\n        names.append(prefix + name)\n    return names   # in the module's order, which is already sorted for jbj_fast_kernels\n\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef rms_norm_packaged(x, eps=1e-5):\n    return _fwd(x, eps)[0]\ndef _fwd(x, eps=1e-5):\n    y, scale = jax.ffi.ffi_call('ex3.rms_norm_fast_fwd', (jax.ShapeDtypeStruct(x.shape, jnp.float32),\n        jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)), vmap_method='broadcast_all')(x, eps=np.float32(eps))\n    return y, (scale, x)\ndef _bwd(eps, res, ct_y):\n    scale, x = res\n    return (jax.ffi.ffi_call('ex3.rms_norm_fast_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32),\n        vmap_method='broadcast_all')(scale, x, ct_y),)\nrms_norm_packaged.defvjp(_fwd, _bwd)\nregister_module(jbj_fast_kernels, 'ex3.')\n"),
-    W('c', 'jnp.atleast_2d(x) around the custom_vjp, never undone: a 1-D x comes back with shape (1, n)',
-      "import jbj_fast_kernels\ndef register_module(module, prefix):\n    for name, capsule in module.registrations().items():\n        jax.ffi.register_ffi_target(prefix + name, capsule, platform='cpu')\n    return sorted(prefix + name for name in module.registrations())\n\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef _rms_norm_rows(x, eps=1e-5):\n    return _fwd(x, eps)[0]\ndef _fwd(x, eps=1e-5):\n    y, scale = jax.ffi.ffi_call('ex3.rms_norm_fast_fwd', (jax.ShapeDtypeStruct(x.shape, jnp.float32),\n        jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)), vmap_method='broadcast_all')(x, eps=np.float32(eps))\n    return y, (scale, x)\ndef _bwd(eps, res, ct_y):\n    scale, x = res\n    return (jax.ffi.ffi_call('ex3.rms_norm_fast_bwd', jax.ShapeDtypeStruct(x.shape, jnp.float32),\n        vmap_method='broadcast_all')(scale, x, ct_y),)\n_rms_norm_rows.defvjp(_fwd, _bwd)\ndef rms_norm_packaged(x, eps=1e-5):\n    return _rms_norm_rows(jnp.atleast_2d(x), eps)   # a 1-D x is one row\nregister_module(jbj_fast_kernels, 'ex3.')\n"),
-]
+WRONG['ex1_answer'] = WRONG_EX1
+WRONG['ex3_answer'] = WRONG_EX3
 
 # Right answers written another way: each must earn full marks (tests/test_wrong_answers.py).
 RIGHT = {
@@ -1332,15 +954,17 @@ RIGHT = {
           'scale_rows_cc = r"""\n#include <cstddef>\n#include <cstdint>\n#include "fast_rms_norm.h"\n#include "xla/ffi/api/ffi.h"\nusing namespace xla::ffi;\n\n// y[r, :] = x[r, :] * s[r], y in x\'s buffer; rows handed out on XLA\'s intra-op pool by ParallelFor.\nstatic Error ScaleRowsImpl(ThreadPool pool, Buffer<F32> x, Buffer<F32> s, ResultBuffer<F32> y) {\n  auto dims = x.dimensions();\n  if (dims.size() == 0) return Error::InvalidArgument("scale_rows: x needs an axis");\n  const std::int64_t n = dims.back();\n  const std::int64_t rows = static_cast<std::int64_t>(s.element_count());\n  if (rows * n != static_cast<std::int64_t>(x.element_count()) || y->element_count() != x.element_count())\n    return Error::InvalidArgument("scale_rows: s must have shape x.shape[:-1]");\n  if (rows == 0) return Error::Success();\n  const float* in = x.typed_data();\n  const float* scale = s.typed_data();\n  float* out = y->typed_data();\n  jbj_fast::ParallelFor(rows, 64, static_cast<int>(pool.num_threads()) - 1,\n                        [&pool](auto task) { pool.Schedule(std::move(task)); },\n                        [=](std::int64_t begin, std::int64_t end) {\n                          for (std::int64_t r = begin; r < end; ++r)\n                            for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = in[r * n + i] * scale[r];\n                        });\n  return Error::Success();\n}\n\nXLA_FFI_DEFINE_HANDLER_SYMBOL(ScaleRows, ScaleRowsImpl,\n                              Ffi::Bind()\n                                  .Ctx<ThreadPool>()\n                                  .Arg<Buffer<F32>>()   // x\n                                  .Arg<Buffer<F32>>()   // s\n                                  .Ret<Buffer<F32>>()); // y, in x\'s buffer\n"""\nlib = grader.build(code=scale_rows_cc, name="scale_rows_b", flags=("-O3",))\nlib.register_ffi_target("scale_rows_b", "ScaleRows")\n\ndef scale_rows(x, s):\n    return jax.ffi.ffi_call("scale_rows_b", jax.ShapeDtypeStruct(x.shape, jnp.float32), input_output_aliases={0: 0})(x, s)\n\nscale_rows_inplace = jax.jit(scale_rows, donate_argnums=0)\n'),
     ],
 }
-
-# Round 6: written from the text alone by a reviewer who saw none of the checks; each earned full marks until a
-# visible check looked for it (a row where 8 partial sums miss rtol=2e-6; a NumPy float32 eps; calls from as many
-# threads as the pool has, in a process of their own, which never finished).
-WRONG['ex1_answer'] += [
-    W('c', '8 partial sums, where the text asks for 16 (or a double)',
-      'row_l2_cc = r\'\'\'\n#include <cmath>\n#include <cstddef>\n#include <cstdint>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstatic ffi::Error RowL2Impl(float eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n  auto dims = x.dimensions();\n  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2: x needs an axis");\n  const std::int64_t n = dims.back();\n  if (n == 0) return ffi::Error::Success();\n  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n  const float* in = x.typed_data();\n  float* out = y->typed_data();\n  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row = in + r * n;\n    float acc[8] = {}; std::int64_t i = 0;\n    for (; i + 8 <= n; i += 8) for (int j = 0; j < 8; ++j) acc[j] += row[i + j] * row[i + j];\n    float tail = 0.0f; for (; i < n; ++i) tail += row[i] * row[i];\n    for (int w = 4; w > 0; w /= 2) for (int j = 0; j < w; ++j) acc[j] += acc[j + w];\n    const float sum = acc[0] + tail;\n    const float inv = 1.0f / std::sqrt(sum + eps);\n    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * inv;\n  }\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Attr<float>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n\'\'\'\nlib = grader.build(code=row_l2_cc, name=\'w12r5_l2_l8\', flags=(\'-O3\', \'-march=native\'))\nlib.register_ffi_target(\'w12r5_l2_l8\', \'RowL2\')\ndef row_l2_normalize(x, eps=1e-6):\n    return jax.ffi.ffi_call(\'w12r5_l2_l8\', jax.ShapeDtypeStruct(x.shape, jnp.float32), vmap_method=\'broadcast_all\')(x, eps=np.float32(eps))\n'),
-    W('b', 'Attr<double> with eps passed through unconverted: Python floats work, an np.float32 eps is an f32 attribute and fails at run time',
-      'row_l2_cc = r\'\'\'\n#include <cmath>\n#include <cstddef>\n#include <cstdint>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstatic ffi::Error RowL2Impl(double eps, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {\n  auto dims = x.dimensions();\n  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2: x needs an axis");\n  const std::int64_t n = dims.back();\n  if (n == 0) return ffi::Error::Success();\n  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n  const float* in = x.typed_data();\n  float* out = y->typed_data();\n  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row = in + r * n;\n    double sum = 0.0;\n    for (std::int64_t i = 0; i < n; ++i) sum += double(row[i]) * double(row[i]);\n    const float inv = static_cast<float>(1.0 / std::sqrt(sum + eps));\n    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * inv;\n  }\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Attr<double>("eps").Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n\'\'\'\nlib = grader.build(code=row_l2_cc, name=\'w12r5_l2_unc\', flags=(\'-O3\', \'-march=native\'))\nlib.register_ffi_target(\'w12r5_l2_unc\', \'RowL2\')\ndef row_l2_normalize(x, eps=1e-6):\n    return jax.ffi.ffi_call(\'w12r5_l2_unc\', jax.ShapeDtypeStruct(x.shape, jnp.float32), vmap_method=\'broadcast_all\')(x, eps=eps)\n'),
+RIGHT['ex1_answer'] = RIGHT_EX1
+RIGHT['ex3_answer'] = RIGHT_EX3
+WRONG['ex2_answer'] += [
+    W('c', 'rows counted for ranks 1, 2, 3 only (dims[0]*dims[1] for 3-D and up): a 4-D x leaves most rows unscaled',
+      'scale_rows_cc = r"""\n#include <algorithm>\n#include <atomic>\n#include <cstdint>\n#include <memory>\n#include <thread>\n#include <vector>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\n\nnamespace {\nstruct Shared {\n  const float* x; const float* s; float* y;\n  std::int64_t n, rows, per, chunks;\n  std::atomic<std::int64_t> next{0}, done{0};\n};\n\nvoid Work(Shared& st) {\n  for (;;) {\n    const std::int64_t c = st.next.fetch_add(1);\n    if (c >= st.chunks) return;\n    const std::int64_t r0 = c * st.per, r1 = std::min(st.rows, r0 + st.per);\n    for (std::int64_t r = r0; r < r1; ++r) {\n      const float k = st.s[r];\n      const float* a = st.x + r * st.n;\n      float* b = st.y + r * st.n;\n      for (std::int64_t i = 0; i < st.n; ++i) b[i] = a[i] * k;\n    }\n    st.done.fetch_add(1, std::memory_order_acq_rel);\n  }\n}\n}  // namespace\n\n// y = x * s[..., None], rows handed out in chunks of about 256 KiB on XLA\'s pool; y may be x\'s buffer.\nstatic ffi::Error ScaleRowsImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> s,\n                                ffi::ResultBuffer<ffi::F32> y) {\n  auto dims = x.dimensions();\n  if (dims.size() == 0) return ffi::Error::InvalidArgument("scale_rows: x needs at least one axis");\n  // 1-D: one row; 2-D: x.shape[0] rows; 3-D: x.shape[0] * x.shape[1] rows\n  const std::int64_t n = dims.back();\n  const std::int64_t rows = dims.size() == 1 ? 1 : dims.size() == 2 ? dims[0] : dims[0] * dims[1];\n  auto st = std::make_shared<Shared>();\n  st->x = x.typed_data(); st->s = s.typed_data(); st->y = y->typed_data();\n  st->n = n; st->rows = rows;\n  st->per = std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(n, 1));   // rows per chunk: about 256 KiB\n  st->chunks = (rows + st->per - 1) / st->per;\n  const std::int64_t helpers = std::min<std::int64_t>(pool.num_threads(), st->chunks - 1);\n  for (std::int64_t t = 0; t < helpers; ++t) pool.Schedule([st] { Work(*st); });\n  Work(*st);\n  while (st->done.load(std::memory_order_acquire) < st->chunks) std::this_thread::yield();\n  return ffi::Error::Success();\n}\n\nXLA_FFI_DEFINE_HANDLER_SYMBOL(ScaleRows, ScaleRowsImpl,\n    ffi::Ffi::Bind()\n        .Ctx<ffi::ThreadPool>()\n        .Arg<ffi::Buffer<ffi::F32>>()\n        .Arg<ffi::Buffer<ffi::F32>>()\n        .Ret<ffi::Buffer<ffi::F32>>());\n"""\nscale_rows_lib = grader.build(code=scale_rows_cc, name="ex2_w1", flags=FAST_FLAGS)\nscale_rows_lib.register_ffi_target("ex2.w1", "ScaleRows")\n\ndef scale_rows(x, s):\n    out = jax.ShapeDtypeStruct(x.shape, x.dtype)\n    return jax.ffi.ffi_call("ex2.w1", out, input_output_aliases={0: 0})(x, s)\n\nscale_rows_inplace = jax.jit(scale_rows, donate_argnums=0)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('f', 'shared state on the heap, but each task reads x, s, y through [&] references to the handler arguments before claiming a chunk: a late task reads the dead frame',
+      'scale_rows_cc = r\'\'\'\n#include <algorithm>\n#include <atomic>\n#include <condition_variable>\n#include <cstdint>\n#include <memory>\n#include <mutex>\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstruct State {\n  std::atomic<std::int64_t> next{0};\n  std::int64_t done = 0;\n  std::mutex m;\n  std::condition_variable cv;\n};\nstatic ffi::Error ScaleRowsImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> s,\n                                ffi::ResultBuffer<ffi::F32> y) {\n  const std::int64_t rows = static_cast<std::int64_t>(s.element_count());\n  if (rows == 0) return ffi::Error::Success();\n  const std::int64_t n = static_cast<std::int64_t>(x.element_count()) / rows;\n  const std::int64_t chunk = std::max<std::int64_t>(4, 65536 / std::max<std::int64_t>(n, 1));\n  const std::int64_t chunks = (rows + chunk - 1) / chunk;\n  auto state = std::make_shared<State>();\n  auto run = [state, chunk, chunks, rows, n, &x, &s, &y] {\n    const float* in = x.typed_data();       // read through the handler\'s arguments\n    const float* scale = s.typed_data();\n    float* out = y->typed_data();\n    for (std::int64_t c = state->next.fetch_add(1); c < chunks; c = state->next.fetch_add(1)) {\n      for (std::int64_t r = c * chunk; r < std::min(rows, (c + 1) * chunk); ++r)\n        for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = in[r * n + i] * scale[r];\n      std::lock_guard<std::mutex> lock(state->m);\n      if (++state->done == chunks) state->cv.notify_all();\n    }\n  };\n  for (int h = 1; h < pool.num_threads() && h < chunks; ++h) pool.Schedule([run] { run(); });\n  run();\n  std::unique_lock<std::mutex> lock(state->m);\n  state->cv.wait(lock, [&] { return state->done == chunks; });\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(ScaleRows, ScaleRowsImpl,\n    ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>()\n        .Ret<ffi::Buffer<ffi::F32>>());\n\'\'\'\nlib = grader.build(code=scale_rows_cc, name=\'g12_scale_stackref\', flags=(\'-O3\',))\nlib.register_ffi_target(\'g12_scale_stackref\', \'ScaleRows\')\ndef scale_rows(x, s):\n    return jax.ffi.ffi_call(\'g12_scale_stackref\', jax.ShapeDtypeStruct(x.shape, jnp.float32), input_output_aliases={0: 0})(x, s)\nscale_rows_inplace = jax.jit(scale_rows, donate_argnums=0)\n'),
+    W('c', 'jnp.atleast_2d(x) / atleast_1d(s) never undone: a 1-D x comes back with shape (1, n)',
+      'scale_rows_cc = r\'\'\'\n#include <cstdint>\n#include "fast_rms_norm.h"\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstatic ffi::Error ScaleRowsImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> s,\n                                ffi::ResultBuffer<ffi::F32> y) {\n  const std::int64_t rows = static_cast<std::int64_t>(s.element_count());\n  if (rows == 0) return ffi::Error::Success();\n  const std::int64_t n = static_cast<std::int64_t>(x.element_count()) / rows;\n  const float* in = x.typed_data();\n  const float* scale = s.typed_data();\n  float* out = y->typed_data();\n  jbj_fast::ParallelFor(rows, 64, static_cast<int>(pool.num_threads()) - 1,\n                        [&pool](auto task) { pool.Schedule(std::move(task)); },\n                        [=](std::int64_t b, std::int64_t e) {\n                          for (std::int64_t r = b; r < e; ++r)\n                            for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = in[r * n + i] * scale[r];\n                        });\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(ScaleRows, ScaleRowsImpl,\n    ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>()\n        .Ret<ffi::Buffer<ffi::F32>>());\n\'\'\'\nlib = grader.build(code=scale_rows_cc, name=\'g12_scale_atleast2d\', flags=(\'-O3\',))\nlib.register_ffi_target(\'g12_scale_atleast2d\', \'ScaleRows\')\ndef scale_rows(x, s):\n    x, s = jnp.atleast_2d(x), jnp.atleast_1d(s)   # a 1-D x is one row, its s one number\n    return jax.ffi.ffi_call(\'g12_scale_atleast2d\', jax.ShapeDtypeStruct(x.shape, jnp.float32),\n                            input_output_aliases={0: 0})(x, s)\nscale_rows_inplace = jax.jit(scale_rows, donate_argnums=0)\n'),
 ]
 WRONG['ex2_answer'] += [
     W('f', 'the calling thread does no chunk itself, only waits for pool tasks: can wait on tasks queued behind busy pool threads',
@@ -1642,13 +1266,3 @@ WRONG['ex2_answer'] += [
       '\n'
       'scale_rows_inplace = jax.jit(scale_rows, donate_argnums=0)\n'),
 ]
-
-# Round 9: right answers written another way.
-RIGHT.setdefault('ex1_answer', []).extend([
-    R('eps a 0-d float32 operand instead of an attribute',
-      'row_l2_cc = r"""\n#include <cmath>\n#include <cstdint>\n#include "fast_rms_norm.h"\n#include "xla/ffi/api/ffi.h"\nnamespace ffi = xla::ffi;\nstatic ffi::Error RowL2Impl(ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> eps_buf, ffi::ResultBuffer<ffi::F32> y) {\n  auto dims = x.dimensions();\n  if (dims.size() == 0) return ffi::Error::InvalidArgument("row_l2: x needs an axis");\n  const std::int64_t n = dims.back();\n  if (n == 0) return ffi::Error::Success();\n  const std::int64_t rows = static_cast<std::int64_t>(x.element_count()) / n;\n  const float* in = x.typed_data();\n  float* out = y->typed_data();\n  for (std::int64_t r = 0; r < rows; ++r) {\n    const float* row = in + r * n;\n    double sum = 0.0;\n    for (std::int64_t i = 0; i < n; ++i) sum += double(row[i]) * double(row[i]);\n    const float inv = static_cast<float>(1.0 / std::sqrt(sum + double(eps_buf.typed_data()[0])));\n    for (std::int64_t i = 0; i < n; ++i) out[r * n + i] = row[i] * inv;\n  }\n  return ffi::Error::Success();\n}\nXLA_FFI_DEFINE_HANDLER_SYMBOL(RowL2, RowL2Impl,\n    ffi::Ffi::Bind().Arg<ffi::Buffer<ffi::F32>>().Arg<ffi::Buffer<ffi::F32>>().Ret<ffi::Buffer<ffi::F32>>());\n"""\nrow_l2_lib = grader.build(code=row_l2_cc, name="h12_l2_epsarg", flags=("-O3", "-march=native"))\nrow_l2_lib.register_ffi_target("h12_l2_epsarg", "RowL2")\n\ndef row_l2_normalize(x, eps=1e-6):\n    # eps goes in as a 0-d float32 operand (broadcast_all may broadcast it; every entry is the same eps)\n    eps = jnp.asarray(eps, jnp.float32)\n    return jax.ffi.ffi_call("h12_l2_epsarg", jax.ShapeDtypeStruct(x.shape, jnp.float32),\n                            vmap_method="broadcast_all")(x, eps)\n'),
-])
-RIGHT.setdefault('ex3_answer', []).extend([
-    R('backward ffi_call with input_output_aliases={2: 0} (ct_x over ct_y), as section 7 teaches',
-      'def register_module(module, prefix):\n    names = []\n    for name, capsule in module.registrations().items():\n        jax.ffi.register_ffi_target(prefix + name, capsule, platform="cpu")\n        names.append(prefix + name)\n    return sorted(names)\n\n\nregister_module(jbj_fast_kernels, "ex3.")\n\n\ndef _packaged_fwd(x, eps=1e-5):\n    y, scale = jax.ffi.ffi_call(\n        "ex3.rms_norm_fast_fwd",\n        (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)),\n        vmap_method="broadcast_all")(x, eps=np.float32(eps))\n    return y, (scale, x)\n\n\ndef _packaged_bwd(eps, residuals, ct_y):\n    scale, x = residuals\n    ct_x = jax.ffi.ffi_call("ex3.rms_norm_fast_bwd", jax.ShapeDtypeStruct(x.shape, x.dtype),\n                            vmap_method="broadcast_all", input_output_aliases={2: 0})(scale, x, ct_y)\n    return (ct_x,)\n\n\n@partial(jax.custom_vjp, nondiff_argnums=(1,))\ndef rms_norm_packaged(x, eps=1e-5):\n    return _packaged_fwd(x, eps)[0]\n\n\nrms_norm_packaged.defvjp(_packaged_fwd, _packaged_bwd)\n'),
-])

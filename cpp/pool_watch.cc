@@ -1,0 +1,195 @@
+// Watching XLA's intra-op thread pool from outside a handler, for chapter 12.
+//
+//   PoolSize                  an FFI handler that returns how many threads the pool has
+//   spawn_join_us             what starting and joining a std::thread of one's own costs
+//   watch_pool / unwatch_pool tasks that start late, or stall in the middle of their work
+//
+// The last two are for the chapter's self-checks. A handler hands work to the pool with
+// pool.Schedule(task), which calls the function XLA_FFI_ThreadPool_Schedule of the FFI's API table
+// (xla/ffi/api/ffi.h). watch_pool puts a function of its own in that slot of the table: every task a
+// handler schedules while the watch is on still runs on the pool, but can be made to start late (it
+// waits before it runs), or to stall halfway (a timer of the pool thread's own interrupts the task
+// once it has run for a while, and the thread sleeps for a while before the task goes on). So a race
+// that depends on when a pool thread runs happens on every call, not by chance:
+//
+//   - a handler that returns once every chunk is claimed, not done, returns while a stalled task is
+//     still in the middle of its chunk, and its result misses rows;
+//   - a task that starts after its handler returned finds the handler's stack gone, which
+//     AddressSanitizer reports if the task reads it.
+//
+// The watch also counts the tasks and the CPU time they used, which says whether a handler handed
+// work to the pool at all. NB: the table is XLA's own; replacing one of its functions is a tool for
+// a check, not something a library should ever do.
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <thread>
+
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "xla/ffi/api/ffi.h"
+
+namespace ffi = xla::ffi;
+
+namespace {
+
+// The API table the last PoolSize call was given (the first field of ffi::ThreadPool holds it).
+std::atomic<const XLA_FFI_Api*> g_api{nullptr};
+XLA_FFI_ThreadPool_Schedule* g_original = nullptr;
+
+std::atomic<int> g_start_late_us{0}, g_stall_after_us{0}, g_stall_us{0};
+std::atomic<long long> g_scheduled{0}, g_stalled{0}, g_task_cpu_ns{0};
+
+long long ThreadCpuNs() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+// The stall: the pool thread that receives this signal sleeps for g_stall_us, then goes on with
+// the task the signal interrupted. nanosleep is safe in a signal handler.
+void Stall(int) {
+  const int errno_before = errno;
+  g_stalled.fetch_add(1);
+  timespec left{g_stall_us.load() / 1000000, (g_stall_us.load() % 1000000) * 1000L};
+  while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+  }
+  errno = errno_before;
+}
+
+int StallSignal() { return SIGRTMIN + 4; }
+
+struct Wrapped {
+  XLA_FFI_Task* task;
+  void* data;
+};
+
+void RunWrapped(void* p) {
+  Wrapped w = *static_cast<Wrapped*>(p);
+  delete static_cast<Wrapped*>(p);
+  if (const int late = g_start_late_us.load(); late > 0) std::this_thread::sleep_for(std::chrono::microseconds(late));
+  timer_t timer{};
+  bool armed = false;
+  if (g_stall_us.load() > 0) {
+    sigevent event{};
+    event.sigev_notify = SIGEV_THREAD_ID;
+    event.sigev_signo = StallSignal();
+    event._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
+    if (timer_create(CLOCK_MONOTONIC, &event, &timer) == 0) {
+      itimerspec when{};
+      const int after = g_stall_after_us.load();
+      when.it_value = {after / 1000000, (after % 1000000) * 1000L};
+      armed = timer_settime(timer, 0, &when, nullptr) == 0;
+      if (!armed) timer_delete(timer);
+    }
+  }
+  const long long start = ThreadCpuNs();
+  w.task(w.data);
+  g_task_cpu_ns.fetch_add(ThreadCpuNs() - start);
+  if (armed) timer_delete(timer);  // a task shorter than g_stall_after_us is not interrupted
+}
+
+XLA_FFI_Error* WatchedSchedule(XLA_FFI_ThreadPool_Schedule_Args* args) {
+  g_scheduled.fetch_add(1);
+  auto* wrapped = new Wrapped{args->task, args->data};
+  XLA_FFI_ThreadPool_Schedule_Args mine = *args;
+  mine.task = RunWrapped;
+  mine.data = wrapped;
+  XLA_FFI_Error* error = g_original(&mine);
+  if (error != nullptr) delete wrapped;  // ffi.h then runs the task itself, on the calling thread
+  return error;
+}
+
+// The protection of the memory mapping that holds `address`, from /proc/self/maps (-1 if none).
+int ProtectionOf(const void* address) {
+  FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr) return -1;
+  char line[512];
+  int found = -1;
+  const auto where = reinterpret_cast<std::uintptr_t>(address);
+  while (std::fgets(line, sizeof line, maps) != nullptr) {
+    unsigned long low, high;
+    char perms[5];
+    if (std::sscanf(line, "%lx-%lx %4s", &low, &high, perms) == 3 && low <= where && where < high) {
+      found = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | (perms[2] == 'x' ? PROT_EXEC : 0);
+      break;
+    }
+  }
+  std::fclose(maps);
+  return found;
+}
+
+// Writes `fn` into the table's Schedule slot, making its page writable for the moment if it is not.
+bool SetSchedule(XLA_FFI_ThreadPool_Schedule* fn) {
+  const XLA_FFI_Api* api = g_api.load();
+  if (api == nullptr) return false;
+  auto* slot = const_cast<XLA_FFI_ThreadPool_Schedule**>(&api->XLA_FFI_ThreadPool_Schedule);
+  const int protection = ProtectionOf(slot);
+  if (protection < 0) return false;
+  const long page = sysconf(_SC_PAGESIZE);
+  void* start = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(slot) & ~std::uintptr_t(page - 1));
+  if (!(protection & PROT_WRITE) && mprotect(start, page, protection | PROT_WRITE) != 0) return false;
+  __atomic_store_n(slot, fn, __ATOMIC_SEQ_CST);
+  if (!(protection & PROT_WRITE)) mprotect(start, page, protection);
+  return true;
+}
+
+}  // namespace
+
+// Returns how many threads XLA's intra-op pool has, and notes the FFI's API table for watch_pool.
+static ffi::Error PoolSizeImpl(ffi::ThreadPool pool, ffi::ResultBuffer<ffi::S32> out) {
+  if (out->element_count() != 1) return ffi::Error::InvalidArgument("pool_size: the result must be one int32, shape ()");
+  const XLA_FFI_Api* api;
+  std::memcpy(&api, &pool, sizeof api);  // NB: ffi::ThreadPool's first member; no public accessor exists
+  g_api.store(api);
+  out->typed_data()[0] = static_cast<int>(pool.num_threads());
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(PoolSize, PoolSizeImpl,
+                              ffi::Ffi::Bind().Ctx<ffi::ThreadPool>().Ret<ffi::Buffer<ffi::S32>>());
+
+// Microseconds to start and join `count` threads that do nothing, one after another.
+extern "C" double spawn_join_us(std::int64_t count) {
+  const auto start = std::chrono::steady_clock::now();
+  for (std::int64_t i = 0; i < count; ++i) std::thread([] {}).join();
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / count;
+}
+
+// From now on, every task a handler schedules waits `start_late_us` before it runs, and is
+// interrupted once it has run for `stall_after_us` to sleep for `stall_us` (0: no stall). The
+// counters start again from 0. Returns 0, or -1 if no PoolSize call has shown the API table yet or
+// its slot cannot be written.
+extern "C" int watch_pool(int start_late_us, int stall_after_us, int stall_us) {
+  if (g_api.load() == nullptr) return -1;
+  struct sigaction action {};
+  action.sa_handler = Stall;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  if (sigaction(StallSignal(), &action, nullptr) != 0) return -1;
+  g_start_late_us = start_late_us;
+  g_stall_after_us = stall_after_us;
+  g_stall_us = stall_us;
+  g_scheduled = 0;
+  g_stalled = 0;
+  g_task_cpu_ns = 0;
+  if (g_original == nullptr) g_original = g_api.load()->XLA_FFI_ThreadPool_Schedule;
+  return SetSchedule(WatchedSchedule) ? 0 : -1;
+}
+
+// XLA's own Schedule back in its slot; tasks already scheduled still run as they were told.
+extern "C" int unwatch_pool() {
+  if (g_original == nullptr) return 0;
+  return SetSchedule(g_original) ? 0 : -1;
+}
+
+extern "C" long long pool_tasks_scheduled() { return g_scheduled.load(); }
+extern "C" long long pool_tasks_stalled() { return g_stalled.load(); }
+extern "C" long long pool_task_cpu_ns() { return g_task_cpu_ns.load(); }
