@@ -25,7 +25,6 @@ from conftest import ROOT
 
 pytestmark = pytest.mark.slow
 
-CH06 = "solutions/06_custom_primitive/06_custom_primitive.ipynb"
 CH11 = "solutions/11_cpp_ffi/11_cpp_ffi.ipynb"
 CH12 = "solutions/12_fast_kernels/12_fast_kernels.ipynb"
 FAST_FLAGS = ["-O3", "-march=native"]    # chapter 12's flags, so the chapter's cached build is reused
@@ -34,9 +33,10 @@ FAST_FLAGS = ["-O3", "-march=native"]    # chapter 12's flags, so the chapter's 
 # notebook's cell (built as the cell builds it), or the installed jbj_fast_kernels package.
 LIBRARIES = {
     "ffi_rms_norm": {"kind": "file", "source": "ffi_rms_norm.cc", "flags": []},
+    "ffi_watch": {"kind": "file", "source": "ffi_watch.cc", "flags": []},
+    "ffi_exceptions": {"kind": "file", "source": "ffi_exceptions.cc", "flags": []},
     "fast_rms_norm": {"kind": "file", "source": "fast_rms_norm.cc", "flags": FAST_FLAGS},
     "package": {"kind": "package"},
-    "cube": {"kind": "cell", "notebook": CH06, "variable": "cube_cc", "flags": []},
     "silu": {"kind": "cell", "notebook": CH11, "variable": "silu_cc", "flags": []},
     "row_minmax": {"kind": "cell", "notebook": CH11, "variable": "row_minmax_cc", "flags": []},
     "row_l2": {"kind": "cell", "notebook": CH12, "variable": "row_l2_cc", "flags": FAST_FLAGS},
@@ -57,13 +57,18 @@ def target(library, symbol, name, args, results, attrs=None, bad_args=()):
             "attrs": attrs or {}, "bad_args": list(bad_args)}
 
 
-# Every handler of cpp/ and of the package, and those the solutions of chapters 06, 11 and 12 build from
+# Every handler of cpp/ and of the package, and those the solutions of chapters 11 and 12 build from
 # their cells and that write results whose size depends on the input. (trace and call_counter bind
 # rank-0 results, whose size the binding fixes; always_fails never writes.)
 TARGETS = {
     "rms_norm": target("ffi_rms_norm", "RmsNorm", "rms_norm", [X], [X], EPS),
     "rms_norm_fwd": target("ffi_rms_norm", "RmsNormFwd", "rms_norm_fwd", [X], [X, ROWS], {"eps": ["float64", 1e-5]}),
     "rms_norm_bwd": target("ffi_rms_norm", "RmsNormBwd", "rms_norm_bwd", [ROWS, X, X], [X], bad_args=[0, 2]),
+    "shape_probe": target("ffi_watch", "ShapeProbe", "shape_probe", [X, X], [X]),
+    "slow_copy": target("ffi_watch", "SlowCopy", "slow_copy", [X], [X]),
+    "take": target("ffi_exceptions", "Take", "take", [X, [[4], "int32"]], [ROWS], bad_args=[1]),
+    "take_own_error": target("ffi_exceptions", "TakeOwnError", "take", [X, [[4], "int32"]], [ROWS], bad_args=[1]),
+    "take_safe": target("ffi_exceptions", "TakeSafe", "take", [X, [[4], "int32"]], [ROWS], bad_args=[1]),
     "ch12.RmsNormVec": target("fast_rms_norm", "RmsNormVec", "rms_norm_vec", [X], [X], EPS),
     "ch12.RmsNormFast": target("fast_rms_norm", "RmsNormFast", "rms_norm_fast", [X], [X], EPS),
     "ch12.RmsNormFastFwd": target("fast_rms_norm", "RmsNormFastFwd", "rms_norm_fast_fwd", [X], [X, ROWS], EPS),
@@ -82,7 +87,6 @@ TARGETS = {
         "rms_norm_fast_fwd": ([X], [X, ROWS], EPS),
         "rms_norm_fast_bwd": ([ROWS, X, X], [X], None, [0, 2]),
     }.items()},
-    "cube": target("cube", "Cube", "cube", [X], [X]),
     "silu_fwd": target("silu", "SiluFwd", "silu_fwd", [X], [X]),
     "silu_bwd": target("silu", "SiluBwd", "silu_bwd", [X, X], [X], bad_args=[1]),
     "row_minmax": target("row_minmax", "RowMinMax", "row_minmax", [X], [ROWS, ROWS]),
