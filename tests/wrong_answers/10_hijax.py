@@ -2,7 +2,7 @@
 
 from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'abcdgm', 'ex2_answer': 'abcdefgm', 'ex3_answer': 'bcdegm', 'ex4_answer': 'abcdegm', 'ex5_answer': 'abcdfgm',
+APPLIES = {'ex1_answer': 'abcdfgm', 'ex2_answer': 'abcdefgm', 'ex3_answer': 'bcdegm', 'ex4_answer': 'abcdegm', 'ex5_answer': 'abcdfgm',
            'quiz_answer': 'm'}
 
 WRONG = {
