@@ -985,3 +985,29 @@ WRONG['ex3_answer'] += [
     W('m', "collects the names of the operations only (those after '= stablehlo.' or a quote), not every name the text holds: misses return, applies stablehlo.add and the #stablehlo attribute",
       'def stablehlo_ops(f, *args):\n    text = jax.jit(f).lower(*args).as_text()\n    return sorted(set(re.findall(r\'(?:= |")stablehlo\\.(\\w+)\', text)))\n'),
 ]
+
+# A reader's round: the text now says what "grad" is for an f that returns a tuple (the call raises, so False); an
+# answer that sums each output instead was already wrong, and is caught visibly.
+WRONG['ex4_answer'] += [
+    W('m', "sums every output of a tuple-valued f before grad: lambda v: (jnp.sin(v), jnp.cos(v)) is reported grad=True, "
+           "though jax.grad(lambda v: f(v).sum())(x), as the text writes it, raises",
+      'def what_works(f, x):\n'
+      '    def total(v):\n'
+      '        out = f(v)\n'
+      '        return sum(o.sum() for o in out) if isinstance(out, tuple) else out.sum()\n'
+      '\n'
+      '    attempts = {\n'
+      '        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),\n'
+      '        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n'
+      '        "grad": lambda: jax.grad(total)(x),\n'
+      '        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n'
+      '    }\n'
+      '    works = {}\n'
+      '    for name, attempt in attempts.items():\n'
+      '        try:\n'
+      '            attempt()\n'
+      '            works[name] = True\n'
+      '        except Exception:\n'
+      '            works[name] = False\n'
+      '    return works\n'),
+]
