@@ -128,7 +128,8 @@ def registered_for_every_platform(prim, name: str) -> None:
 
 # ---- Exercise 1 ----------------------------------------------------------------------------------------------
 
-CLIP_BOUNDS_HINT = "the bounds must be constants of x's dtype: np.array(lo, ctx.avals_out[0].dtype)"
+CLIP_BOUNDS_HINT = ("hlo.clamp(lo, operand, hi) takes the bounds first and last, each a constant of x's dtype: "
+                    "np.array(lo, ctx.avals_out[0].dtype)")
 
 
 def clip_name(clip_p, v, lo, hi, label: str) -> None:
@@ -155,7 +156,7 @@ def clip_case(clip_p, v, lo, hi, label: str) -> None:
                  what=f"dtypes of eager and jit results for {label}")
     checks.close(numbers(eager), numbers(jnp.clip(v, lo, hi)), what=f"eager {call}",
                  hint="the impl runs your lowering (partial(xla.apply_primitive, clip_p)), whose rule must use this "
-                      "call's lo and hi")
+                      "call's lo and hi, in the order hlo.clamp(lo, operand, hi)")
     checks.close(numbers(jitted), numbers(jnp.clip(v, lo, hi)), what=f"jit of {call}",
                  hint="the rule must read lo and hi on every call: a new pair of bounds is a new lowering")
     text = lowered(f"lowering {call}", partial(clip, lo=lo, hi=hi), v, hint=CLIP_BOUNDS_HINT)
@@ -244,6 +245,7 @@ def exercise2(round_afz_p) -> None:
     label = "[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5]"
     round_name(round_afz_p, halves, label)
     impl_runs_lowering(round_afz_p, "round_afz_p", halves, {}, label, "round")
+    impl_runs_lowering(round_afz_p, "round_afz_p", halves.astype(jnp.float16), {}, f"the float16 {label}", "convert or round")
     rounded = np.array([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0], np.float32)
     checks.close(run(f"eager round_afz_p.bind({label})", lambda: round_afz_p.bind(halves)), rounded,
                  what=f"eager round_afz_p.bind({label})", atol=0, rtol=0,

@@ -476,3 +476,10 @@ RIGHT = {
           'generic = mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False)\n\ndef abs_cpu(ctx, operand):\n    return [hlo.abs(operand)]\n\nabs_p = Primitive("my_abs")\nabs_p.def_abstract_eval(lambda x: ShapedArray(x.shape, x.dtype))\nabs_p.def_impl(jax.jit(lambda v: abs_p.bind(v)))\nmlir.register_lowering(abs_p, abs_cpu, platform="cpu")\nmlir.register_lowering(abs_p, generic)\n'),
     ],
 }
+
+# Round 12: found by a reviewer who read only the learner's notebook. An impl converting half precision to float32
+# around the lowering passed every visible check (the impl was traced on float32 only); it is traced on float16 too.
+WRONG['ex2_answer'] += [
+    W('m', 'impl upcasts half-precision to float32 around the lowering: the traced impl holds converts',
+      'round_afz_p = elementwise_primitive("round_afz")\nmlir.register_lowering(round_afz_p, lambda ctx, x: [hlo.round_nearest_afz(x)])\n\n\ndef round_afz_impl(x):\n    return xla.apply_primitive(round_afz_p, x.astype(jnp.float32)).astype(x.dtype)\n\n\nround_afz_p.def_impl(round_afz_impl)\n'),
+]
