@@ -246,3 +246,14 @@ def test_a_late_idle_status_of_an_earlier_request_also_ends_the_wait():
     kc = _FakeKernelClient(lambda parent, n: [] if n == 1 else [_status("idle", "req0")])
     asyncio.run(kernel.wait_until_ready(kc, timeout=5))
     assert kc.requests == ["req0", "req1"] and kc.handled == ["req1"]
+
+
+def test_a_kernel_runs_in_folders_however_deep_they_lie(tmp_path):
+    """Does a notebook run when its folder and the grader's control folder lie deeper than a Unix socket's path
+    may be long (about 107 bytes), as a class graded in a deep scratch folder has them?"""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    assert len(str(deep / "w" / ".kernel" / "s-1")) > 120
+    result = _run(deep, ["x = 6 * 7", "print(x)"], sandbox.Limits(cell_seconds=60, notebook_seconds=120))
+    assert not result.reason, result.reason
+    assert result.nb.cells[1].outputs[0]["text"] == "42\n"

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -200,6 +202,14 @@ class _ReadyClient(AsyncKernelClient):
 IOPUB_PATIENCE = 0.05
 
 
+def _short_folder() -> Path:
+    """A new private folder whose path is short, for the grader's end of the kernel's sockets: a Unix socket's
+    path may hold about 107 bytes, and the folders a class is graded in may lie deep (in /tmp when it can be
+    used, else Python's own temporary folder)."""
+    base = "/tmp" if os.path.isdir("/tmp") and os.access("/tmp", os.W_OK | os.X_OK) else None
+    return Path(tempfile.mkdtemp(prefix="jbj-", dir=base))
+
+
 def _kernel_spec_dir(base: Path, config: Path) -> Path:
     spec = base / "kernels" / KERNEL_NAME
     spec.mkdir(parents=True, exist_ok=True)
@@ -240,7 +250,12 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
     ksm = KernelSpecManager(kernel_dirs=[str(_kernel_spec_dir(control, config))])
     km = _SocketsManager(kernel_name=KERNEL_NAME, kernel_spec_manager=ksm, transport="ipc",
                          client_factory=_ReadyClient)
-    km.ip, km.kernel_ip = str(link / "s"), str(runtime / "s")
+    # Both ends of the sockets by short paths, however deep workdir and control lie: the kernel binds them
+    # relative to its own folder, where it starts (`launch`, `zygote`, bubblewrap's --chdir), and the grader
+    # connects through a short link to `link`.
+    near = _short_folder()
+    (near / "k").symlink_to(link)
+    km.ip, km.kernel_ip = str(near / "k" / "s"), str(Path(runtime.name) / "s")
     km.connection_file = str(runtime / "connection.json")
     # The sockets folder, opened once the kernel runs: it stays readable after the kernel and its launcher are
     # gone (the progress note of a kernel that died is read there).
@@ -336,6 +351,7 @@ def run(nb: nbformat.NotebookNode, workdir: Path, limits: sandbox.Limits, *, san
         sandbox.remove_cgroups(cgroups)
         for fd in sockets:
             os.close(fd)
+        shutil.rmtree(near, ignore_errors=True)
     if client.flooded:
         result.notes.append(f"the notebook sent more than {limits.output_bytes} bytes of output in all; "
                             "the rest was dropped")
