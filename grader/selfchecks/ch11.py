@@ -10,7 +10,9 @@ Besides the values an answer gives, the checks watch how it gives them:
 - whether a kernel writes every element of its result: `into_nan` runs the function with its result placed, by
   donation, in memory that holds NaN, so that an element the kernel skips stays NaN;
 - whether calls that run at the same time stay apart: `long_and_short_calls` makes short calls, one after
-  another, for the whole time one long call runs in another thread.
+  another, for the whole time one long call runs in another thread;
+- whether a handler computes from the input it is given: `in_place_calls` changes x's values in place between
+  calls, so that new values sit at the address an earlier call saw.
 """
 
 from __future__ import annotations
@@ -117,6 +119,10 @@ def raised_type(thunk) -> str:
 ANY_RANK = "every axis but the last is a row axis: bind ffi::Buffer<ffi::F32> (any rank), not a BufferR2"
 SHARED_STATE = ("keep every per-row value in local variables or the result buffers: a static or global buffer is "
                 "shared by calls that run at the same time")
+REMEMBERED = ("compute from the x of each call and keep nothing between calls: XLA reuses memory, so new values can "
+              "sit at the address an earlier x had (here x is updated in place between calls)")
+NO_ROWS = ("an x with no rows gives empty lo and hi: XLA never calls a handler whose results are empty, so refuse empty "
+           "rows in C++ only (a Python check, or has_side_effect=True, refuses a (0, 0) x)")
 
 
 def custom_calls(fn, *args) -> list[tuple[str, str]]:
@@ -169,6 +175,28 @@ def long_and_short_calls(row_minmax, rows: int = 1 << 20, n: int = 32, short_row
         if not long_ok or short_wrong or during >= 3:
             break
     return [bool(long_ok), int(short_wrong)]
+
+
+def in_place_calls(row_minmax, steps: int = 4, shape=(4, 6)) -> list[int]:
+    """An eager and a jitted call of row_minmax, then x updated in place, `steps` times: a jax.jit(lambda a: a + 1)
+    that donates x writes a + 1 into x's own memory, so every call after the first finds new values at the address
+    an earlier call saw. Returns [how many calls did not give their input's lo and hi, how many updates moved x
+    (0: each one wrote into x's memory)]."""
+    base = np.arange(np.prod(shape), dtype=np.float32).reshape(shape) % 7 - 3
+    bump = jax.jit(lambda a: a + 1.0, donate_argnums=0)
+    fn = jax.jit(row_minmax)
+    x = jnp.asarray(base) + 0.0        # in XLA's own memory; no NumPy view of x is kept: donation needs x to itself
+    wrong = moved = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # "donated buffers were not usable": then `moved` says so
+        for k in range(steps):
+            for call in (row_minmax, fn):
+                got = lo_hi(jax.block_until_ready(call(x)))
+                wrong += not (got is not None and np.array_equal(got, np.stack([base.min(-1) + k, base.max(-1) + k])))
+            address = x.unsafe_buffer_pointer()
+            x = jax.block_until_ready(bump(x))
+            moved += x.unsafe_buffer_pointer() != address
+    return [int(wrong), int(moved)]
 
 
 def concurrent_calls_wrong(row_minmax, threads: int = 4, calls: int = 25, shape=(2048, 256)) -> int:
@@ -244,10 +272,18 @@ def exercise1(row_minmax) -> None:
     run("jax.jit(row_minmax).lower(a (2, 0) array) (the handler refuses when it runs, not before)",
         lambda: jax.jit(row_minmax).lower(jnp.zeros((2, 0), jnp.float32)).as_text(),
         hint="refuse empty rows in the C++ handler, with ffi::Error::InvalidArgument, not in Python before the call")
+    none = run("row_minmax of a (0, 4) and a (0, 0) array (no rows)",
+               lambda: [row_minmax(jnp.zeros(shape, jnp.float32)) for shape in ((0, 4), (0, 0))], hint=NO_ROWS)
+    checks.equal(None if none is None else [[tuple(np.shape(a)) for a in pair] for pair in none], [[(0,), (0,)], [(0,), (0,)]],
+                 what="the shapes of lo and hi for a (0, 4) and a (0, 0) array (no rows): [[lo, hi], [lo, hi]]", hint=NO_ROWS)
     checks.equal(run("a long call of row_minmax in one thread with short ones in another", lambda: long_and_short_calls(row_minmax),
                      hint=SHARED_STATE), [True, 0],
                  what="one long call (1M rows) while short calls ran in another thread: [whether the long call gave its own "
                       "lo and hi, how many short calls did not]", hint=SHARED_STATE)
+    checks.equal(run("row_minmax on an x whose values change in place between calls", lambda: in_place_calls(row_minmax),
+                     hint=REMEMBERED), [0, 0],
+                 what="4 eager and 4 jitted calls on a (4, 6) x that a donating jit(lambda a: a + 1) updates in place between "
+                      "them: [how many calls did not give their input's lo and hi, how many updates moved x]", hint=REMEMBERED)
     checks.raises(jax.errors.JaxRuntimeError, lambda: jax.block_until_ready(row_minmax(jnp.zeros((3, 0), jnp.float32))),
                   what="row_minmax of a (3, 0) array: the kind of error the handler returns", match="INVALID_ARGUMENT",
                   hint="return ffi::Error::InvalidArgument(...): the input is at fault, not the handler (Internal)")
@@ -333,11 +369,13 @@ def exercise2(silu_ffi) -> None:
                  what="whether a custom call of jax.vjp(silu_ffi, x)[1](ȳ) takes two operands (the backward kernel's x and ȳ)",
                  hint="pass ȳ to the backward kernel, which multiplies it in C++: not silu'(x) from C++ times ȳ in jnp")
     pullback = run("jax.vjp(silu_ffi, x)", lambda: jax.vjp(silu_ffi, xs)[1])
+    ybar_zeros = ybar.at[::2].set(0.0)
     checks.equal(all_poison(run("the pullback of silu_ffi compiled with its FFI calls' results replaced by -1234.5",
-                                lambda: poisoned(lambda c: pullback(c)[0], ybar))), [True],
-                 what="whether the cotangent of x becomes -1234.5 when the backward's FFI calls return -1234.5 "
-                      "(it must be the backward kernel's result)",
-                 hint="return the backward kernel's result as it is, in a tuple: not a gradient computed with jnp")
+                                lambda: poisoned(lambda c: pullback(c)[0], ybar_zeros))), [True],
+                 what="whether the cotangent of x becomes -1234.5 when the backward's FFI calls return -1234.5, for a ȳ "
+                      "that is 0 at every other point (it must be the backward kernel's result)",
+                 hint="return the backward kernel's result as it is, in a tuple: not a gradient computed or patched "
+                      "with jnp (where ȳ is 0 too)")
     edges = jnp.array([-20.0, -1e30, 2e7, 1e-3])
     checks.close(run("silu_ffi at [-20, -1e30, 2e7, 0.001]", lambda: silu_ffi(edges)), silu_reference(edges),
                  rtol=1e-4, atol=1e-30, what="silu_ffi at x = [-20, -1e30, 2e7, 0.001], to 4 significant digits (silu(-20) is -4.1e-8)",
