@@ -272,7 +272,9 @@ def late_results(scale_rows_inplace: Callable, shape: tuple[int, ...], seed: int
     that has run for 20 µs stalls for `stall_ms`, until `stalls` calls had a task stall (or `seconds` passed). Each
     result is copied the moment its call returns and compared whole with what it must be. A handler that returns
     once every chunk is claimed, not done, returns while a stalled task is still in its chunk: the copy misses
-    rows, on every such call. Said in words."""
+    rows, on every such call. Said in words. With one CPU the pool has no other thread: nothing to race."""
+    if pool_threads() == 1:
+        return "every call returned with every row written, also when a pool task stalled in its chunk"
     x = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
     y = jax.block_until_ready(jnp.asarray(x))
     s = jnp.full(shape[:-1], -1.0, jnp.float32)
@@ -365,8 +367,11 @@ from grader.selfchecks import ch12 as selfcheck
 '''
 
 _CHILD_ANSWER = r'''
+import ast
 answer = dict(globals())   # the imports above, as the notebook's first cell makes them
-exec(compile(sys.stdin.read(), "<your answer cell>", "exec"), answer)   # as the notebook ran it: your build, your wrapper
+constants, cell = sys.stdin.read().split("\0", 1)
+answer.update(ast.literal_eval(constants))   # the notebook's plain constants (FAST_FLAGS, say), which the cell may use
+exec(compile(cell, "<your answer cell>", "exec"), answer)   # as the notebook ran it: your build, your wrapper
 scale = jax.jit(answer["scale_rows"])
 '''
 
@@ -436,6 +441,40 @@ def answer_cell(fn: Callable, names: tuple[str, ...]) -> str | None:
     return None
 
 
+def plain_constants(fn: Callable) -> dict[str, Any]:
+    """The names of the notebook that defined `fn` bound to plain constants (numbers, strings, and tuples or lists of
+    them), which an answer cell may use (the chapter's FAST_FLAGS, say): what a process of its own is given of them."""
+    while isinstance(fn, partial):
+        fn = fn.func
+    names = getattr(inspect.unwrap(fn), "__globals__", {}) if callable(fn) else {}
+
+    def plain(value):
+        if isinstance(value, (tuple, list)):
+            return all(plain(v) for v in value)
+        return isinstance(value, (str, int, float, bool)) and not isinstance(value, np.generic)
+
+    return {name: value for name, value in names.items() if not name.startswith("_") and plain(value)}
+
+
+#: What each report of the sanitized run most likely means.
+SANITIZER_HINTS = {
+    "stack-use-after-return": "a pool task that starts after the handler returned still reads the handler's locals (a lambda "
+                              "capturing them by reference, [&]): give the tasks state they share by reference count "
+                              "(std::shared_ptr), as ParallelFor does",
+    "heap-use-after-free": "a pool task still runs after the handler returned and touches memory XLA has freed: wait until "
+                           "every row is done (not only handed out) before the handler returns",
+    "did not finish": "calls running at once can hold every pool thread: the handler's own thread must take rows too",
+}
+
+
+def sanitizer_hint(said: str | None) -> str:
+    """The hint for what the sanitized run said."""
+    said = said or ""
+    return next((hint for key, hint in SANITIZER_HINTS.items() if key in said),
+                "the sanitized run is your answer cell run again in a process of its own: it may use the notebook's "
+                "constants, but no other name the notebook defines outside that cell")
+
+
 def answer_in_a_process(scale_rows: Callable, child: str, seconds: float, env: dict[str, str] | None = None) -> str:
     """The answer cell run again by the script `child` in a process of its own, so that a deadlock or a crash costs
     that process, not this kernel. Returns "finished", "did not finish in N s", what AddressSanitizer reported, or
@@ -444,10 +483,10 @@ def answer_in_a_process(scale_rows: Callable, child: str, seconds: float, env: d
     if source is None:
         return "failed: no cell run in this kernel defines both scale_rows_cc and scale_rows (keep them in the answer cell)"
     try:
-        run = subprocess.run([sys.executable, "-c", child], input=source, env=env, capture_output=True, text=True,
-                             timeout=seconds)
+        run = subprocess.run([sys.executable, "-c", child], input=repr(plain_constants(scale_rows)) + "\0" + source,
+                             env=env, capture_output=True, text=True, timeout=seconds)
     except subprocess.TimeoutExpired:
-        return f"did not finish in {seconds:g} s"
+        return f"did not finish in {seconds:g} s (calls running at once wait for one another)"
     said = re.search(r"ERROR: AddressSanitizer: ([\w-]+)", run.stderr)
     if said:
         return f"AddressSanitizer: {said.group(1)}"
@@ -472,7 +511,7 @@ def _shared_library(name: str) -> str | None:
     return os.path.realpath(found) if os.path.isabs(found) and os.path.exists(found) else None
 
 
-def sanitized_run(scale_rows: Callable, seconds: float = 120) -> str:
+def sanitized_run(scale_rows: Callable, seconds: float = 90) -> str:
     """The answer cell run again in a process of its own, its C++ built with AddressSanitizer, which reports any read
     or write of memory the handler does not own (its stack after it returned, past a buffer's end): 40 calls of
     jax.jit(scale_rows) on 1024 rows of 256 from 4 Python threads at once, every pool task started 20 ms late."""
@@ -504,6 +543,16 @@ def exercise2(scale_rows, scale_rows_inplace) -> None:
     checks.close(value("scale_rows_inplace of a 1-D x and a 0-d s", lambda: call(scale_rows_inplace, x3[0, 0], s3[0, 0])),
                  x3[0, 0] * s3[0, 0], what="scale_rows_inplace of a 1-D x of 7 and a 0-d s",
                  hint="a 1-D x is one row and comes back 1-D: hand the handler x as it is (no atleast_2d), with s of shape x.shape[:-1]")
+    said = sanitized_run(scale_rows)
+    checks.equal(said, "finished",
+                 what="40 calls of jax.jit(scale_rows) from 4 threads at once, the C++ built with AddressSanitizer and "
+                      "every pool task started 20 ms late (in a process of their own): what AddressSanitizer reported",
+                 hint=sanitizer_hint(said))
+    checks.equal(calls_from_threads_finish(scale_rows), "finished",
+                 what="whether 30 calls each of jax.jit(scale_rows) on 4096 rows of 1024, from as many Python threads at "
+                      "once as XLA's pool has threads (in a process of their own), finished within 30 s",
+                 hint="the handler's own thread must take rows too, as ParallelFor's caller does: calls running at once "
+                      "can hold every pool thread, each waiting for tasks queued behind the others'")
     checks.equal(value("timing who ran the rows", lambda: pool_share(scale_rows, (4096, 1024), calls=10, seed=25)),
                  "XLA's pool threads ran part of the rows",
                  what="who did the work of 10 calls on 4096 rows of 1024 (the CPU time of the tasks handed to XLA's pool)",
@@ -520,17 +569,6 @@ def exercise2(scale_rows, scale_rows_inplace) -> None:
                  what="how many of 200 calls of jax.jit(scale_rows) from 8 Python threads at once (each thread with its "
                       "own s) gave other results than x * s",
                  hint="keep no state between calls (no static or global copy of s): each call reads its own buffers")
-    checks.equal(calls_from_threads_finish(scale_rows), "finished",
-                 what="whether 30 calls each of jax.jit(scale_rows) on 4096 rows of 1024, from as many Python threads at "
-                      "once as XLA's pool has threads (in a process of their own), finished within 30 s",
-                 hint="the handler's own thread must take rows too, as ParallelFor's caller does: calls running at once "
-                      "can hold every pool thread, each waiting for tasks queued behind the others'")
-    checks.equal(sanitized_run(scale_rows), "finished",
-                 what="40 calls of jax.jit(scale_rows) from 4 threads at once, the C++ built with AddressSanitizer and "
-                      "every pool task started 20 ms late (in a process of their own): what AddressSanitizer reported",
-                 hint="stack-use-after-return: a pool task that starts after the handler returned still reads the "
-                      "handler's locals (a lambda capturing them by reference, [&]): give the tasks state they share by "
-                      "reference count (std::shared_ptr), as ParallelFor does")
     checks.equal(value("scale_rows_inplace(x, s) of a (256, 32) x", lambda: in_place(scale_rows_inplace, (256, 32))),
                  {"x deleted": True, "moved by": 0},
                  what="scale_rows_inplace(x, s): whether x was deleted, and how far the result lies from x's old address",
