@@ -16,3 +16,17 @@ grader compares the records with the reference solution's outside the kernel
 (`grader.autograde.judge`). The rules a check follows are in CONTRIBUTING.md, "How a self-check is
 written".
 """
+
+
+def primitive_names(jaxpr) -> list[str]:
+    """The names of the primitives a jaxpr runs, in order, those inside the jaxprs it calls (a `jit`, a `scan`,
+    the branches of a `cond`) included: what several chapters' checks read of a program."""
+    names = []
+    for eqn in jaxpr.eqns:
+        names.append(eqn.primitive.name)
+        for param in eqn.params.values():
+            for inner in (param if isinstance(param, (tuple, list)) else (param,)):
+                inner = getattr(inner, "jaxpr", inner)
+                if hasattr(inner, "eqns"):
+                    names += primitive_names(inner)
+    return names

@@ -20,6 +20,7 @@ from jax.extend.core import Primitive
 from jax.interpreters import mlir, xla
 
 from grader.notebook import checks, watch
+from grader.selfchecks import primitive_names
 
 # ---- helpers shared by the exercises -------------------------------------------------------------------------
 
@@ -29,16 +30,7 @@ def op_names(text: str | None) -> list[str]:
     return sorted(set(re.findall(r"stablehlo\.[A-Za-z_0-9]+", text or "")))
 
 
-def primitives(jaxpr) -> list[str]:
-    """The names of the primitives a jaxpr runs, in order, those inside nested jaxprs (a `jit`) included."""
-    names = []
-    for eqn in jaxpr.eqns:
-        names.append(eqn.primitive.name)
-        for param in eqn.params.values():
-            inner = getattr(param, "jaxpr", param)
-            if hasattr(inner, "eqns"):
-                names += primitives(inner)
-    return names
+primitives = primitive_names  # the names of the primitives a jaxpr runs, nested jaxprs included
 
 
 def probe_primitive(name: str) -> Primitive:

@@ -18,6 +18,7 @@ import numpy as np
 from jax.interpreters import ad
 
 from grader.notebook import checks, watch
+from grader.selfchecks import primitive_names
 
 # ---- helpers shared by the exercises -------------------------------------------------------------------------
 
@@ -50,17 +51,6 @@ def zero_of(value):
     return ad.Zero(jax.typeof(value).to_tangent_aval())
 
 
-def primitive_names(jaxpr) -> list[str]:
-    """The names of the primitives a jaxpr runs, in order, those inside nested jaxprs (a jit, a scan) included."""
-    names = []
-    for eqn in jaxpr.eqns:
-        names.append(eqn.primitive.name)
-        for param in eqn.params.values():
-            for inner in (param if isinstance(param, (tuple, list)) else (param,)):
-                inner = getattr(inner, "jaxpr", inner)
-                if hasattr(inner, "eqns"):
-                    names += primitive_names(inner)
-    return names
 
 
 def _code_of(fn):

@@ -28,6 +28,7 @@ from jax._src import ffi as _ffi
 from jax._src.interpreters import mlir as _mlir
 
 from grader.notebook import checks
+from grader.selfchecks import primitive_names
 
 # ---- helpers shared by the exercises -------------------------------------------------------------------------
 
@@ -411,16 +412,6 @@ def rms(a, eps):
     return (a / np.sqrt(np.mean(a ** 2, axis=-1, keepdims=True) + eps)).astype(np.float32)
 
 
-def primitive_names(jaxpr) -> list[str]:
-    """The primitives of a jaxpr, those inside the jaxprs it calls (jit, ...) included, in order."""
-    names = []
-    for eqn in jaxpr.eqns:
-        names.append(eqn.primitive.name)
-        for value in eqn.params.values():
-            inner = getattr(value, "jaxpr", value)
-            if hasattr(inner, "eqns"):
-                names += primitive_names(inner)
-    return names
 
 
 def eager_route(prim, a, eps):
