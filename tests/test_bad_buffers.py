@@ -36,12 +36,13 @@ LIBRARIES = {
     "ffi_watch": {"kind": "file", "source": "ffi_watch.cc", "flags": []},
     "ffi_exceptions": {"kind": "file", "source": "ffi_exceptions.cc", "flags": []},
     "fast_rms_norm": {"kind": "file", "source": "fast_rms_norm.cc", "flags": FAST_FLAGS},
+    "pool_watch": {"kind": "file", "source": "pool_watch.cc", "flags": ["-O2", "-pthread"]},
     "package": {"kind": "package"},
     "silu": {"kind": "cell", "notebook": CH11, "variable": "silu_cc", "flags": []},
     "row_minmax": {"kind": "cell", "notebook": CH11, "variable": "row_minmax_cc", "flags": []},
-    "row_l2": {"kind": "cell", "notebook": CH12, "variable": "row_l2_cc", "flags": FAST_FLAGS},
+    "standardize": {"kind": "cell", "notebook": CH12, "variable": "standardize_cc", "flags": FAST_FLAGS},
     "scale_rows": {"kind": "cell", "notebook": CH12, "variable": "scale_rows_cc", "flags": ["-O3"]},
-    "pool_size": {"kind": "cell", "notebook": CH12, "variable": "pool_probe_cc", "flags": []},
+    "l2": {"kind": "cell", "notebook": CH12, "variable": "l2_cc", "flags": FAST_FLAGS},
 }
 
 F32 = "float32"
@@ -90,9 +91,11 @@ TARGETS = {
     "silu_fwd": target("silu", "SiluFwd", "silu_fwd", [X], [X]),
     "silu_bwd": target("silu", "SiluBwd", "silu_bwd", [X, X], [X], bad_args=[1]),
     "row_minmax": target("row_minmax", "RowMinMax", "row_minmax", [X], [ROWS, ROWS]),
-    "ex1.row_l2": target("row_l2", "RowL2", "row_l2_normalize", [X], [X], {"eps": [F32, 1e-6]}),
+    "ex1.standardize": target("standardize", "Standardize", "standardize_rows", [X], [X], EPS),
     "ex2.scale_rows": target("scale_rows", "ScaleRows", "scale_rows", [X, ROWS], [X], bad_args=[1]),
-    "ch12.pool_size": target("pool_size", "PoolSize", "pool_size", [], [[[], "int32"]]),
+    "ex3.l2_fwd": target("l2", "L2Fwd", "l2_normalize", [X], [X], EPS),
+    "ex3.l2_bwd": target("l2", "L2Bwd", "l2_normalize", [X, X], [X], EPS, bad_args=[1]),
+    "ch12.pool_size": target("pool_watch", "PoolSize", "pool_size", [], [[[], "int32"]]),
 }
 
 

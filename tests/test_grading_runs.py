@@ -101,16 +101,18 @@ def test_a_kernel_does_not_outlive_the_process_that_launched_it(tmp_path):
 
 
 def test_the_reference_shares_only_caches_made_before_its_first_answer(tmp_path):
-    """Chapter 00 builds C++ twice: a public demo ("warmup") and, inside exercise 3's answer, the
-    solution's "cube". Does the reference run publish the first and not the second, and does a
-    submission's kernel start with a copy of what was published?"""
+    """Chapter 00 builds C++ in public demos ("warmup", and "warmup_mangled" without extern "C")
+    and, inside exercise 3's answer, the solution's "cube". Does the reference run publish the
+    demos and not the answer's, and does a submission's kernel start with a copy of what was
+    published?"""
+    public = ["warmup", "warmup_mangled"]
     warm = tmp_path / "warm"
     caches = {name: str(warm / name) for name in (".build-cache", ".jax-cache")}
     reference = worker.grade(json.loads(_job(tmp_path, "ref", solution_path(CHAPTER, ROOT),
                                                 publish_caches=caches).read_text()))
     assert reference["status"] == "graded" and not reference["reason"], reference
     built = sorted(p.name.split("-")[0] for p in (warm / ".build-cache").glob("*.so"))
-    assert built == ["warmup"]
+    assert built == public
     assert any((warm / ".jax-cache").iterdir()), "the public cells' compilations were not kept"
 
     look = "import os\nprint(sorted(n.split('-')[0] for n in os.listdir('.build-cache') if n.endswith('.so')))"
@@ -118,9 +120,9 @@ def test_the_reference_shares_only_caches_made_before_its_first_answer(tmp_path)
                                               seed_caches=caches).read_text()))
     assert student["status"] == "graded", student
     executed = nbformat.read(tmp_path / "student-executed.ipynb", as_version=4)
-    assert executed.cells[3].outputs[0]["text"].strip() == "['warmup']"
+    assert executed.cells[3].outputs[0]["text"].strip() == repr(public)
     # What the submission's kernel wrote went to its own copy, not back to the shared one.
-    assert sorted(p.name.split("-")[0] for p in (warm / ".build-cache").glob("*.so")) == ["warmup"]
+    assert sorted(p.name.split("-")[0] for p in (warm / ".build-cache").glob("*.so")) == public
 
 
 def test_a_worker_survives_a_crashed_job_and_is_replaced_after_a_hung_one(tmp_path):

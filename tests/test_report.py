@@ -50,15 +50,24 @@ def test_the_report_states_the_limits_really_applied_not_the_ones_intended(tmp_p
 
 def test_the_report_lists_flagged_cells_and_points_decided_in_the_kernel(tmp_path):
     """Does the report list answer cells flagged for review, and say per chapter how many points
-    rest on in-kernel properties (`checks.true`): some in chapter 12, whose thread-pool checks read
-    the learner's C++ text, none in chapters 01 and 08, whose checks record values?"""
+    rest on in-kernel properties (`checks.true`), whether a test cell calls it or a self-check
+    function of grader/selfchecks does? The course's own chapters record values that the judge
+    compares outside the kernel (none rests there); a test cell given a `checks.true` is counted."""
+    import ast
     import shutil
+
+    import nbformat
 
     from conftest import ROOT
 
     (tmp_path / "solutions").mkdir()
     for chapter in ("01_numpy_interop", "08_autodiff_batching_rules", "12_fast_kernels"):
         shutil.copytree(ROOT / "solutions" / chapter, tmp_path / "solutions" / chapter)
+    faked = tmp_path / "solutions" / "01_numpy_interop" / "01_numpy_interop.ipynb"
+    nb = nbformat.read(faked, as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex2_test")
+    cell.source += "\nchecks.true(True, 'decided in the kernel')\n"
+    nbformat.write(nb, faked)
     rows = [Row("kim", "01_numpy_interop", "graded", 10.0, 10.0, flagged=["cell 30 (from grader import checks) uses checks"]),
             Row("kim", "08_autodiff_batching_rules", "graded", 10.0, 10.0),
             Row("kim", "12_fast_kernels", "graded", 10.0, 10.0)]
@@ -71,11 +80,18 @@ def test_the_report_lists_flagged_cells_and_points_decided_in_the_kernel(tmp_pat
         points, total = line.split(": ")[1].split(" points")[0].split(" of ")
         return float(points), float(total), line
 
-    points, total, line = resting("12_fast_kernels")
-    assert 0 < points <= total and line.endswith(": ex2_test"), line
-    for chapter in ("01_numpy_interop", "08_autodiff_batching_rules"):
+    points, total, line = resting("01_numpy_interop")
+    assert 0 < points < total and line.endswith(": ex2_test"), line
+    for chapter in ("08_autodiff_batching_rules", "12_fast_kernels"):
         points, total, line = resting(chapter)
         assert points == 0 < total and line.endswith("(`checks.true`)"), line
+
+    # A self-check function that calls checks.true itself, or through a helper of its module.
+    module = ast.parse("def helper(x):\n    checks.true(x, 'm')\n"
+                       "def exercise1(f):\n    helper(f(1))\n"
+                       "def exercise2(f):\n    checks.close(f(1), 1.0, what='f(1)')\n")
+    assert report._decides_in_kernel(module, "exercise1")
+    assert not report._decides_in_kernel(module, "exercise2")
 
 
 # ---- what the class got wrong ------------------------------------------------------------------

@@ -171,6 +171,42 @@ def applied_lines(rows: list[Row], probe: sandbox.Probe, limits: sandbox.Limits)
     return lines
 
 
+def _selfcheck_module(chapter: str):
+    """The parsed module of the chapter's self-checks (grader/selfchecks/chNN.py), or None."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec(f"grader.selfchecks.ch{chapter[:2]}")
+    if spec is None or not spec.origin:
+        return None
+    return ast.parse(Path(spec.origin).read_text())
+
+
+def _decides_in_kernel(module, name: str, seen: set | None = None) -> bool:
+    """Does the self-check function `name`, or a function of its module that it calls, call
+    `checks.true` (a property decided in the learner's kernel)?"""
+    import ast
+
+    if module is None:
+        return False
+    seen = set() if seen is None else seen
+    if name in seen:
+        return False
+    seen.add(name)
+    functions = {node.name: node for node in module.body if isinstance(node, ast.FunctionDef)}
+    if name not in functions:
+        return False
+    for node in ast.walk(functions[name]):
+        if isinstance(node, ast.Call):
+            called = node.func
+            if (isinstance(called, ast.Attribute) and called.attr == "true"
+                    and isinstance(called.value, ast.Name) and called.value.id == "checks"):
+                return True
+            if isinstance(called, ast.Name) and _decides_in_kernel(module, called.id, seen):
+                return True
+    return False
+
+
 def in_kernel_points(course: Path, chapters: list[str]) -> list[str]:
     """For each chapter, how many of its points rest on a property decided inside the learner's
     kernel (a test cell with a `checks.true`), which a learner who patches the checks can fake."""
@@ -181,7 +217,9 @@ def in_kernel_points(course: Path, chapters: list[str]) -> list[str]:
         except Exception:
             continue
         total = sum(float(c.metadata.nbgrader.points) for c in cells)
-        resting = [c for c in cells if "checks.true(" in c.source]
+        module = _selfcheck_module(chapter)
+        resting = [c for c in cells if "checks.true(" in c.source
+                   or any(_decides_in_kernel(module, name) for name in re.findall(r"\bselfcheck\.(\w+)\(", c.source))]
         points = sum(float(c.metadata.nbgrader.points) for c in resting)
         lines.append(f"- {chapter}: {points:g} of {total:g} points come from test cells with an in-kernel "
                      f"property (`checks.true`)" + (f": {', '.join(c.metadata.nbgrader.grade_id for c in resting)}"

@@ -2,7 +2,7 @@
 
 from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'abcdem', 'ex2_answer': 'cdegm', 'ex3_answer': 'cdegm', 'ex4_answer': 'abcdegm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'abcdegm', 'ex2_answer': 'cdegm', 'ex3_answer': 'cdegm', 'ex4_answer': 'abcdegm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
