@@ -28,7 +28,7 @@ DRIFT_ARGS ?=
 # Jupyter refuses to run as root unless told to; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: lab class-lab teach test release grade sandbox browser bench drift venv kernels headers clean-venv
+.PHONY: lab class-lab teach test races release grade sandbox browser bench drift venv kernels headers clean-venv
 
 # The environment is built once and rebuilt when the pins or the package description change.
 $(VENV)/.installed: requirements.txt pyproject.toml tools/find-python
@@ -97,6 +97,12 @@ teach: $(VENV)/.kernels
 
 test: $(VENV)/.kernels sandbox browser
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+
+# Grades every race in the wrong-answer corpus, and every answer judged by its speed, 20 times (make
+# test does twice), all but the first with every CPU busy: each must lose (or keep) its points every time.
+races: $(VENV)/.kernels sandbox
+	JBJ_RACE_RUNS=$${JBJ_RACE_RUNS:-20} $(BIN)/python -m pytest -n $(TEST_WORKERS) \
+	  tests/test_wrong_answers.py -k lose_their_points $(PYTEST_ARGS)
 
 release: $(VENV)/.installed
 	$(BIN)/grader release

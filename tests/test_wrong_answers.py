@@ -1,5 +1,6 @@
 """Every wrong answer in tests/wrong_answers loses its own exercise's points, and only those, when
-graded with the hidden checks; every class of mistake but concurrency fails a visible check first.
+graded with the hidden checks, and fails a visible check first; races and answers judged by their
+speed do so in every one of `RACE_RUNS` runs, the later ones with every CPU busy.
 Every right answer written another way there (RIGHT) passes every check and earns full marks.
 
 One kernel per chapter runs the reference once and grades each wrong answer in its place
@@ -9,6 +10,10 @@ One kernel per chapter runs the reference once and grades each wrong answer in i
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
 
 import nbformat
 import pytest
@@ -22,6 +27,26 @@ from wrong_answers.grading import ChapterGrader
 
 #: Wrong answers per answer cell, at least.
 AT_LEAST = 4
+
+#: How many times each concurrency mistake (class f) is graded in all: once with the corpus, the rest
+#: with every CPU kept busy. Each run must lose its points: a race is made certain by the checks
+#: (tasks started late, results read the moment a call returns), never left to chance. `make races`
+#: grades each 20 times.
+RACE_RUNS = int(os.environ.get("JBJ_RACE_RUNS", "2"))
+
+
+@contextmanager
+def busy_cpus():
+    """One process spinning on each CPU this process may use, for as long as the block runs: a race
+    whose losing order needs an idle machine shows here."""
+    spin = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:   # ends with the test's process\n    pass\n"
+    procs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in os.sched_getaffinity(0)]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
 
 
 def answer_cells(chapter: str) -> list[str]:
@@ -61,7 +86,8 @@ def test_every_answer_cell_has_a_corpus_covering_its_classes(chapter):
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_wrong_answers_lose_their_points_and_only_those(chapter, record_property):
     """Graded with the hidden checks, does each wrong answer lose its own exercise's points, and no
-    other exercise's? Does every one not about concurrency already fail a visible self-check, in a
+    other exercise's? Does every one already fail a visible self-check (a race, and an answer too slow,
+    in each of RACE_RUNS runs, the later ones with every CPU busy), in a
     line or two with expected and got (CheckFailed), in the learner's notebook? Does each right answer
     written another way (RIGHT) pass every visible check, earn full marks, and cost no other exercise?"""
     table = corpus(chapter)
@@ -69,6 +95,19 @@ def test_wrong_answers_lose_their_points_and_only_those(chapter, record_property
     try:
         outcomes = [outcome for gid, items in table.items() for outcome in grader.grade(gid, items)]
         rights = [outcome for gid, items in right_answers(chapter).items() for outcome in grader.grade(gid, items)]
+        # Races, and answers judged by their speed, again with every CPU busy: the same verdict in every run.
+        again = [(outcomes, table, lambda item: item.klass == "f" or item.timing),
+                 (rights, right_answers(chapter), lambda item: item.timing)]
+        if RACE_RUNS > 1 and any(keep(item) for _, answers, keep in again for items in answers.values() for item in items):
+            with busy_cpus():
+                for number in range(2, RACE_RUNS + 1):
+                    for found, answers, keep in again:
+                        for gid, items in answers.items():
+                            chosen = [item for item in items if keep(item)]
+                            for outcome in grader.grade(gid, chosen) if chosen else []:
+                                outcome.index = items.index(chosen[outcome.index])
+                                outcome.run = f", run {number} of {RACE_RUNS} with every CPU busy"
+                                found.append(outcome)
         # For the chapter's `grader check` test, which runs next on this worker (conftest.py's TOGETHER):
         # the reference records, and the caches a reference run would have left for its kernel.
         grader.publish(reference_cache())
@@ -77,11 +116,12 @@ def test_wrong_answers_lose_their_points_and_only_those(chapter, record_property
     finally:
         grader.close()
     # For the table at the end of the run (conftest.py), also from a pytest-xdist worker.
-    record_property("wrong_answers", (chapter, len(outcomes), sum(1 for o in outcomes if o.visible and not o.visible.passed),
-                                      sum(1 for o in outcomes if not o.graded.passed)))
+    first = [o for o in outcomes if not hasattr(o, "run")]
+    record_property("wrong_answers", (chapter, len(first), sum(1 for o in first if o.visible and not o.visible.passed),
+                                      sum(1 for o in first if not o.graded.passed)))
     problems = []
     for o in outcomes:
-        name = f"{o.answer}[{o.index}] ({o.klass}: {o.why[:90]})"
+        name = f"{o.answer}[{o.index}] ({o.klass}: {o.why[:90]}){getattr(o, 'run', '')}"
         if o.answer_error:
             problems.append(f"{name}: its answer cell raised {o.answer_error}; a wrong answer must run and define its names")
         if o.problem:
@@ -99,7 +139,7 @@ def test_wrong_answers_lose_their_points_and_only_those(chapter, record_property
                 problems.append(f"{name}: the self-check says {o.visible.ename}: {o.visible.message[:200]!r}, "
                                 "not a failed check in a line or two")
     for o in rights:
-        name = f"{o.answer}, right answer {o.index} ({o.why[:90]})"
+        name = f"{o.answer}, right answer {o.index} ({o.why[:90]}){getattr(o, 'run', '')}"
         if o.answer_error or o.problem:
             problems.append(f"{name}: {o.answer_error or o.problem}")
         if o.visible is None or not o.visible.passed:

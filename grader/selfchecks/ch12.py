@@ -247,10 +247,33 @@ def exercise1(standardize_rows) -> None:
 ALIVE: list[Any] = []
 
 
+def within(seconds: float, thunk: Callable[[], Any]) -> Any:
+    """thunk()'s result, run on a thread of its own; a TimeoutError if it has not returned after `seconds` (the
+    thread is left waiting: a call that never returns cannot be stopped, and the kernel needs a restart)."""
+    box: dict[str, Any] = {}
+
+    def run():
+        try:
+            box["result"] = thunk()
+        except BaseException as error:  # handed to the caller, as if thunk() had raised it there
+            box["error"] = error
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise TimeoutError(f"the call had not returned after {seconds:g} s: a handler waiting for a wake-up that was "
+                           "lost (a task notified without the waiter's mutex), or for a task that never ran; restart "
+                           "the kernel after fixing it")
+    if "error" in box:
+        raise box["error"]
+    return box.get("result")
+
+
 def call(fn: Callable, x: Any, s: Any) -> np.ndarray:
     """fn(x, s), copied to NumPy the moment the call returns; the arrays stay alive in ALIVE."""
     x, s = jnp.asarray(x), jnp.asarray(s)
-    y = fn(x, s)
+    y = within(60, lambda: jax.block_until_ready(fn(x, s)))
     out = np.array(y, copy=True)
     ALIVE.append((y, s))
     return out
@@ -417,6 +440,32 @@ print("finished")
 '''
 
 
+# Every wait on a condition variable made from the answer's libraries held for 500 ms before it sleeps (cpp/late_wait.cc,
+# preloaded), and every pool task that has run for 20 µs stalled for 100 ms: the caller, which finished its own rows
+# meanwhile, is still holding its mutex when the stalled task finishes, so a task that notifies without taking that
+# mutex wakes no one. Calls go on until three had a task stall (or 20 s passed).
+_LOST_WAKEUP_CHILD = _CHILD_START + r'''
+late = ctypes.CDLL(os.environ["JBJ_LATE_WAIT"])   # the library LD_PRELOAD loaded, already in this process
+selfcheck.pool_threads()   # the pool watch, built and loaded before the answer's builds are registered
+_build = builder.build
+def _registered(*args, **kwargs):
+    lib = _build(*args, **kwargs)
+    late.late_wait_library(str(lib.path).encode())
+    return lib
+grader.build = builder.build = _registered
+''' + _CHILD_ANSWER + r'''
+y, s = jnp.ones((2048, 4096), jnp.float32), jnp.full(2048, 1.0, jnp.float32)
+y = jax.block_until_ready(scale(y, s))
+calls, deadline = 0, time.monotonic() + 20
+with selfcheck.watched_pool(stall_after_us=20, stall_us=100000) as counters:
+    while (calls < 5 or counters["stalled"]() < 3) and time.monotonic() < deadline:
+        y = jax.block_until_ready(scale(y, s))
+        calls += 1
+    stalled = counters["stalled"]()
+print("finished", calls, stalled, late.late_waits_held())
+'''
+
+
 def answer_cell(fn: Callable, names: tuple[str, ...]) -> str | None:
     """The source of the cell that defined the function `fn` and binds every name of `names` at its top level, or
     None: the lines IPython keeps of that cell (kept whether or not the cell went into the history), else the last
@@ -475,7 +524,8 @@ def sanitizer_hint(said: str | None) -> str:
                 "constants, but no other name the notebook defines outside that cell")
 
 
-def answer_in_a_process(scale_rows: Callable, child: str, seconds: float, env: dict[str, str] | None = None) -> str:
+def answer_in_a_process(scale_rows: Callable, child: str, seconds: float, env: dict[str, str] | None = None,
+                        stuck: str = "calls running at once wait for one another") -> str:
     """The answer cell run again by the script `child` in a process of its own, so that a deadlock or a crash costs
     that process, not this kernel. Returns "finished", "did not finish in N s", what AddressSanitizer reported, or
     what failed."""
@@ -486,7 +536,7 @@ def answer_in_a_process(scale_rows: Callable, child: str, seconds: float, env: d
         run = subprocess.run([sys.executable, "-c", child], input=repr(plain_constants(scale_rows)) + "\0" + source,
                              env=env, capture_output=True, text=True, timeout=seconds)
     except subprocess.TimeoutExpired:
-        return f"did not finish in {seconds:g} s (calls running at once wait for one another)"
+        return f"did not finish in {seconds:g} s ({stuck})"
     said = re.search(r"ERROR: AddressSanitizer: ([\w-]+)", run.stderr)
     if said:
         return f"AddressSanitizer: {said.group(1)}"
@@ -500,6 +550,19 @@ def calls_from_threads_finish(scale_rows: Callable, seconds: float = 30) -> str:
     """Whether 30 calls each of jax.jit(scale_rows) on 4096 rows of 1024, from as many Python threads at once as XLA's
     pool has threads, finish, in a process of their own (the answer cell's C++, its flags, its wrapper)."""
     return answer_in_a_process(scale_rows, _THREADS_CHILD, seconds)
+
+
+def wake_ups_arrive(scale_rows: Callable, seconds: float = 60) -> str:
+    """Whether calls of jax.jit(scale_rows) on 2048 rows of 4096 return, in a process of their own in which every wait
+    on a condition variable that the answer's C++ makes holds its mutex for 500 ms before it sleeps (cpp/late_wait.cc)
+    and every pool task stalls for 100 ms: a task that notifies without the waiter's mutex then notifies before the
+    waiter sleeps, and the call never returns."""
+    if pool_threads() == 1:
+        return "finished"   # one CPU: no pool task, no wake-up to lose
+    shim = build("late_wait.cc", flags=("-O2", "-pthread"))
+    return answer_in_a_process(scale_rows, _LOST_WAKEUP_CHILD, seconds, env={
+        **os.environ, "LD_PRELOAD": str(shim.path), "JBJ_LATE_WAIT": str(shim.path)},
+        stuck="a call waits for a wake-up that never comes")
 
 
 def _shared_library(name: str) -> str | None:
@@ -543,6 +606,13 @@ def exercise2(scale_rows, scale_rows_inplace) -> None:
     checks.close(value("scale_rows_inplace of a 1-D x and a 0-d s", lambda: call(scale_rows_inplace, x3[0, 0], s3[0, 0])),
                  x3[0, 0] * s3[0, 0], what="scale_rows_inplace of a 1-D x of 7 and a 0-d s",
                  hint="a 1-D x is one row and comes back 1-D: hand the handler x as it is (no atleast_2d), with s of shape x.shape[:-1]")
+    checks.equal(wake_ups_arrive(scale_rows), "finished",
+                 what="whether calls of jax.jit(scale_rows) on 2048 rows of 4096 returned within 60 s (in a process of "
+                      "their own), every wait of your C++ on a condition variable held for 500 ms before it sleeps and "
+                      "every pool task stalled for 100 ms",
+                 hint="a wake-up was lost: the task that finishes the last chunk must take the waiter's mutex before it "
+                      "notifies (ParallelFor's { std::lock_guard<std::mutex> lock(state->mutex); } before notify_one), or "
+                      "it can notify between the waiter's check and its sleep")
     said = sanitized_run(scale_rows)
     checks.equal(said, "finished",
                  what="40 calls of jax.jit(scale_rows) from 4 threads at once, the C++ built with AddressSanitizer and "
@@ -655,6 +725,11 @@ def exercise3(l2_normalize) -> None:
     checks.equal(bool(targets) and targets[0] not in lowered, True,
                  what="whether the call left in the compiled gradient is another target than the forward pass's",
                  hint="the backward rule calls a backward handler of yours; grad must not run the forward handler")
+    for eps in (0.5, 0.25):
+        checks.close(value(f"l2_normalize(x, {eps})", lambda: l2_normalize(jnp.asarray(x), eps)),
+                     l2_normalized(x, eps), rtol=2e-6, atol=1e-6, what=f"l2_normalize(x, {eps}) of the 8 rows of 100 (no grad)",
+                     hint="called outside grad, the custom_vjp runs l2_normalize's own body: it must pass eps to the "
+                          "forward handler, as the forward rule does")
     checks.close(value("grad with eps=0.5", lambda: jax.grad(weighted(l2_normalize, 0.5))(jnp.asarray(x), jnp.asarray(w))),
                  l2_grad(x, w, 0.5), **GRAD_TOL, what="the gradient of sum(l2_normalize(x, 0.5) * w)",
                  hint="the backward rule gets eps first (nondiff_argnums): pass it on to the backward handler")

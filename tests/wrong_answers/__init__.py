@@ -6,8 +6,9 @@ with the class of mistake it is and a line saying what it gets wrong. `APPLIES` 
 cell, the classes of mistake that apply to its exercise; the corpus must hold one of each.
 
 `tests/test_wrong_answers.py` grades them all with the hidden checks (`grading.py`): each must lose
-its own exercise's points and only those, and every class but concurrency must already fail a
-visible check in the learner's notebook. Write a wrong answer from the exercise's text, before
+its own exercise's points and only those, and every one must already fail a visible check in the
+learner's notebook (a race, or an answer too slow for a speed check, in every one of several runs,
+the later ones with every CPU busy). Write a wrong answer from the exercise's text, before
 reading its checks: the checks are then made to catch it.
 
 A file may also define `RIGHT = {grade_id: [R(why, source), ...]}`: correct answers written another way
@@ -35,9 +36,10 @@ CLASSES = {
     "m": "a misconception of what the chapter teaches (its named pitfalls, a misread task, a quiz answer)",
 }
 
-#: Every class but concurrency must fail a check the learner can see, before grading: a race may
-#: show only on the grader's inputs.
-VISIBLE = set(CLASSES) - {"f"}
+#: Every class must fail a check the learner can see, before grading, concurrency included: a check
+#: makes its race certain (tasks started late, results read the moment a call returns, callers at
+#: once), so it shows on the learner's machine as it does on the grader's.
+VISIBLE = set(CLASSES)
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,9 @@ class W:
     #: True for an answer that changes its kernel's process for good (a library built with -ffast-math turns on
     #: flush-to-zero for the whole process): the grading starts a fresh kernel after it, as every submission has one.
     restart: bool = False
+    #: True for an answer whose verdict rests on timing (too slow for a speed check): graded again with every CPU
+    #: busy, as races (class f) are, by tests/test_wrong_answers.py.
+    timing: bool = False
 
     def __post_init__(self):
         if self.klass not in CLASSES:
@@ -65,6 +70,9 @@ class R:
     why: str
     source: str
     klass: str = "right"  # read by the grading, which takes right and wrong answers alike
+    #: True for an answer whose verdict rests on timing (fast enough for a speed check): graded again with every
+    #: CPU busy by tests/test_wrong_answers.py, where it must keep its points in every run.
+    timing: bool = False
 
     def __post_init__(self):
         if not self.why.strip() or "\n" in self.why.strip():
@@ -113,8 +121,8 @@ def applies(chapter: str) -> dict[str, str]:
 
 def wrong_answers(chapter: str) -> dict[str, str]:
     """One wrong answer of each answer cell of `chapter`, as source ({} when it has no file yet): the first
-    whose mistake shows on every run, where the cell has one. A race (class f) loses its points only
-    in the runs where the race is lost, so a test that needs the points lost every time takes another;
-    tests/test_wrong_answers.py grades the races too."""
+    not about concurrency, where the cell has one: a race (class f) is made certain by its checks, but
+    a test that needs its points lost takes the plainest mistake; tests/test_wrong_answers.py grades
+    the races, several times each."""
     return {grade_id: next((w for w in items if w.klass != "f"), items[0]).source
             for grade_id, items in corpus(chapter).items()}
