@@ -43,7 +43,7 @@ LONG = {
     "tests/test_fast_kernels.py": 35,
     "tests/test_wrong_answers.py::test_wrong_answers_lose_their_points_and_only_those[10_hijax]": 55,
     "tests/test_lab.py": 95,
-    "tests/test_wrong_answers.py::test_wrong_answers_lose_their_points_and_only_those[12_fast_kernels]": 150,
+    "tests/test_wrong_answers.py::test_wrong_answers_lose_their_points_and_only_those[12_fast_kernels]": 500,
     "tests/test_cluster.py": 40,
     "solutions/11_cpp_ffi/11_cpp_ffi.ipynb": 20,
     "tests/test_notebooks.py::test_learner_notebook_fails_only_with_not_answered_yet[12_fast_kernels]": 32,

@@ -1,6 +1,6 @@
 // late_wait.cc: makes a lost wake-up certain. Chapter 12's self-check loads it with LD_PRELOAD into a process of
 // its own, which runs a learner's thread-pool handler. Every pthread_cond_wait (what std::condition_variable::wait
-// calls) made from a library registered with late_wait_library() holds its mutex for a moment (500 ms) before the
+// calls) made from a library registered with late_wait_library() holds its mutex for a moment (1 s) before the
 // wait sleeps. A task that takes that mutex before it notifies (as jbj_fast::ParallelFor does) blocks until the
 // waiter sleeps, and then wakes it. A task that notifies without the mutex does so while no one is asleep yet: the
 // wake-up is lost, and the waiter sleeps for ever. Without this library that happens only when the task's notify
@@ -24,7 +24,7 @@ constexpr int kMaxLibraries = 16;
 std::atomic<const char*> g_libraries[kMaxLibraries];  // file names (no folder), as registered
 std::atomic<int> g_count{0};
 std::atomic<long> g_held{0};
-constexpr long kHoldNs = 500'000'000;
+constexpr long kHoldNs = 1'000'000'000 - 1;
 
 CondWait Real() {
   static const CondWait real = reinterpret_cast<CondWait>(dlsym(RTLD_NEXT, "pthread_cond_wait"));

@@ -3,6 +3,7 @@
 //   PoolSize                  an FFI handler that returns how many threads the pool has
 //   spawn_join_us             what starting and joining a std::thread of one's own costs
 //   watch_pool / unwatch_pool tasks that start late, or stall in the middle of their work
+//   pool_wait_for_start       pool.Schedule returns only once the task has started
 //
 // The last two are for the chapter's self-checks. A handler hands work to the pool with
 // pool.Schedule(task), which calls the function XLA_FFI_ThreadPool_Schedule of the FFI's API table
@@ -66,14 +67,25 @@ void Stall(int) {
 
 int StallSignal() { return SIGRTMIN + 4; }
 
+std::atomic<int> g_wait_for_start_us{0};
+
+// A scheduled task, and whether it has started; owned by the task and by the Schedule that waits
+// for it to start, whichever lets go last deletes it.
 struct Wrapped {
   XLA_FFI_Task* task;
   void* data;
+  std::atomic<bool> started{false};
+  std::atomic<int> owners{1};
 };
 
+void LetGo(Wrapped* w) {
+  if (w->owners.fetch_sub(1) == 1) delete w;
+}
+
 void RunWrapped(void* p) {
-  Wrapped w = *static_cast<Wrapped*>(p);
-  delete static_cast<Wrapped*>(p);
+  auto* shared = static_cast<Wrapped*>(p);
+  XLA_FFI_Task* task = shared->task;
+  void* data = shared->data;
   if (const int late = g_start_late_us.load(); late > 0) std::this_thread::sleep_for(std::chrono::microseconds(late));
   timer_t timer{};
   bool armed = false;
@@ -90,8 +102,10 @@ void RunWrapped(void* p) {
       if (!armed) timer_delete(timer);
     }
   }
+  shared->started.store(true);
+  LetGo(shared);
   const long long start = ThreadCpuNs();
-  w.task(w.data);
+  task(data);
   g_task_cpu_ns.fetch_add(ThreadCpuNs() - start);
   if (armed) timer_delete(timer);  // a task shorter than g_stall_after_us is not interrupted
 }
@@ -99,11 +113,23 @@ void RunWrapped(void* p) {
 XLA_FFI_Error* WatchedSchedule(XLA_FFI_ThreadPool_Schedule_Args* args) {
   g_scheduled.fetch_add(1);
   auto* wrapped = new Wrapped{args->task, args->data};
+  const int wait_us = g_wait_for_start_us.load();
+  if (wait_us > 0) wrapped->owners.store(2);
   XLA_FFI_ThreadPool_Schedule_Args mine = *args;
   mine.task = RunWrapped;
   mine.data = wrapped;
   XLA_FFI_Error* error = g_original(&mine);
-  if (error != nullptr) delete wrapped;  // ffi.h then runs the task itself, on the calling thread
+  if (error != nullptr) {  // ffi.h then runs the task itself, on the calling thread
+    delete wrapped;
+    return error;
+  }
+  if (wait_us > 0) {
+    // The handler goes on only once a pool thread has started the task (or wait_us has passed).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(wait_us);
+    while (!wrapped->started.load() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::microseconds(10));
+    LetGo(wrapped);
+  }
   return error;
 }
 
@@ -183,6 +209,10 @@ extern "C" int watch_pool(int start_late_us, int stall_after_us, int stall_us) {
   if (g_original == nullptr) g_original = g_api.load()->XLA_FFI_ThreadPool_Schedule;
   return SetSchedule(WatchedSchedule) ? 0 : -1;
 }
+
+// From now on (0: no longer), pool.Schedule returns only once a pool thread has started the task,
+// or after `wait_us`: the task then holds work before the handler's own thread goes on with its share.
+extern "C" void pool_wait_for_start(int wait_us) { g_wait_for_start_us = wait_us; }
 
 // XLA's own Schedule back in its slot; tasks already scheduled still run as they were told.
 extern "C" int unwatch_pool() {

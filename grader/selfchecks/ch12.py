@@ -68,6 +68,7 @@ def _watch() -> dict[str, Any]:
         threads = int(jax.ffi.ffi_call("ch12_selfcheck.pool_size", jax.ShapeDtypeStruct((), jnp.int32))())
         _WATCH["threads"] = threads
         for name, argtypes, restype in (("watch_pool", [ctypes.c_int] * 3, ctypes.c_int), ("unwatch_pool", [], ctypes.c_int),
+                                        ("pool_wait_for_start", [ctypes.c_int], None),
                                         ("pool_tasks_scheduled", [], ctypes.c_longlong),
                                         ("pool_tasks_stalled", [], ctypes.c_longlong),
                                         ("pool_task_cpu_ns", [], ctypes.c_longlong)):
@@ -81,15 +82,20 @@ def pool_threads() -> int:
 
 
 @contextlib.contextmanager
-def watched_pool(start_late_us: int = 0, stall_after_us: int = 0, stall_us: int = 0) -> Iterator[dict[str, Any]]:
+def watched_pool(start_late_us: int = 0, stall_after_us: int = 0, stall_us: int = 0,
+                 wait_for_start_us: int = 0) -> Iterator[dict[str, Any]]:
     """While the block runs, every task a handler hands to XLA's pool waits `start_late_us` before it starts, and one
-    that runs for `stall_after_us` sleeps for `stall_us` before it goes on (0: never). Yields the counters' reader."""
+    that runs for `stall_after_us` sleeps for `stall_us` before it goes on (0: never); with `wait_for_start_us`,
+    pool.Schedule returns only once a pool thread has started the task (or after that long), so that the task holds
+    work before the handler's thread goes on. Yields the counters' reader."""
     w = _watch()
     if w["watch_pool"](start_late_us, stall_after_us, stall_us) != 0:
         raise RuntimeError("the check could not watch XLA's thread pool (cpp/pool_watch.cc)")
+    w["pool_wait_for_start"](wait_for_start_us)
     try:
         yield {"scheduled": w["pool_tasks_scheduled"], "stalled": w["pool_tasks_stalled"], "cpu_ns": w["pool_task_cpu_ns"]}
     finally:
+        w["pool_wait_for_start"](0)
         w["unwatch_pool"]()
         # A task told to start late or to stall may still be waiting: let it run before anything it writes is freed.
         time.sleep((start_late_us + stall_us) / 1e6 + 0.05 if start_late_us or stall_us else 0)
@@ -440,10 +446,11 @@ print("finished")
 '''
 
 
-# Every wait on a condition variable made from the answer's libraries held for 500 ms before it sleeps (cpp/late_wait.cc,
-# preloaded), and every pool task that has run for 20 µs stalled for 100 ms: the caller, which finished its own rows
-# meanwhile, is still holding its mutex when the stalled task finishes, so a task that notifies without taking that
-# mutex wakes no one. Calls go on until three had a task stall (or 20 s passed).
+# Every wait on a condition variable made from the answer's libraries held for 1 s before it sleeps (cpp/late_wait.cc,
+# preloaded); pool.Schedule returns once its task has started, so the task holds rows before the caller takes its own;
+# and every pool task that has run for 20 µs stalls for 300 ms, in the middle of its rows. The caller, which finished
+# its own rows meanwhile, is still holding its mutex when the stalled task finishes the last rows, so a task that
+# notifies without taking that mutex wakes no one. Calls go on until three had a task stall (or 20 s passed).
 _LOST_WAKEUP_CHILD = _CHILD_START + r'''
 late = ctypes.CDLL(os.environ["JBJ_LATE_WAIT"])   # the library LD_PRELOAD loaded, already in this process
 selfcheck.pool_threads()   # the pool watch, built and loaded before the answer's builds are registered
@@ -457,7 +464,7 @@ grader.build = builder.build = _registered
 y, s = jnp.ones((2048, 4096), jnp.float32), jnp.full(2048, 1.0, jnp.float32)
 y = jax.block_until_ready(scale(y, s))
 calls, deadline = 0, time.monotonic() + 20
-with selfcheck.watched_pool(stall_after_us=20, stall_us=100000) as counters:
+with selfcheck.watched_pool(stall_after_us=20, stall_us=300000, wait_for_start_us=100000) as counters:
     while (calls < 5 or counters["stalled"]() < 3) and time.monotonic() < deadline:
         y = jax.block_until_ready(scale(y, s))
         calls += 1
@@ -554,9 +561,9 @@ def calls_from_threads_finish(scale_rows: Callable, seconds: float = 30) -> str:
 
 def wake_ups_arrive(scale_rows: Callable, seconds: float = 60) -> str:
     """Whether calls of jax.jit(scale_rows) on 2048 rows of 4096 return, in a process of their own in which every wait
-    on a condition variable that the answer's C++ makes holds its mutex for 500 ms before it sleeps (cpp/late_wait.cc)
-    and every pool task stalls for 100 ms: a task that notifies without the waiter's mutex then notifies before the
-    waiter sleeps, and the call never returns."""
+    on a condition variable that the answer's C++ makes holds its mutex for 1 s before it sleeps (cpp/late_wait.cc),
+    and every pool task starts before the caller goes on and stalls for 300 ms in its rows: a task that notifies
+    without the waiter's mutex then notifies before the waiter sleeps, and the call never returns."""
     if pool_threads() == 1:
         return "finished"   # one CPU: no pool task, no wake-up to lose
     shim = build("late_wait.cc", flags=("-O2", "-pthread"))
@@ -608,8 +615,8 @@ def exercise2(scale_rows, scale_rows_inplace) -> None:
                  hint="a 1-D x is one row and comes back 1-D: hand the handler x as it is (no atleast_2d), with s of shape x.shape[:-1]")
     checks.equal(wake_ups_arrive(scale_rows), "finished",
                  what="whether calls of jax.jit(scale_rows) on 2048 rows of 4096 returned within 60 s (in a process of "
-                      "their own), every wait of your C++ on a condition variable held for 500 ms before it sleeps and "
-                      "every pool task stalled for 100 ms",
+                      "their own), every wait of your C++ on a condition variable held for 1 s before it sleeps and "
+                      "every pool task stalled for 300 ms in its rows",
                  hint="a wake-up was lost: the task that finishes the last chunk must take the waiter's mutex before it "
                       "notifies (ParallelFor's { std::lock_guard<std::mutex> lock(state->mutex); } before notify_one), or "
                       "it can notify between the waiter's check and its sleep")
