@@ -65,11 +65,34 @@ def _together(nodeid: str) -> tuple[int, str] | None:
     return (TOGETHER.index(function), parameter.rstrip("]")) if function in TOGETHER else None
 
 
+def _start_kernel_again_if_it_died(start):
+    """nbval's start_new_kernel, tried up to three times when the kernel exits before it answers: on
+    a machine busy starting many kernels, a new kernel can lose one of its ports to another before it
+    binds it (jupyter_client picks free ports, then the kernel binds them) and exit at once. A kernel
+    that cannot start fails three times and is reported as before."""
+    def start_new_kernel(*args, **kwargs):
+        for attempt in range(3):
+            try:
+                return start(*args, **kwargs)
+            except RuntimeError as error:
+                if "died before replying" not in str(error) or attempt == 2:
+                    raise
+    return start_new_kernel
+
+
 def pytest_configure(config):
     """The session's `grader check` reference records go to a folder of its own (`$JBJ_REFERENCE_CACHE`,
     which pytest-xdist's workers inherit): a run neither reads nor fills the user's cache. Timing
     comparisons take a few rounds (`$JBJ_TIMING_ROUNDS`). Each worker's kernels keep their JAX
     compilations in a folder of the session's (`jax_cache`)."""
+    try:
+        import nbval.kernel
+    except ImportError:
+        pass
+    else:
+        if not getattr(nbval.kernel.start_new_kernel, "__wrapped_by_course__", False):
+            nbval.kernel.start_new_kernel = _start_kernel_again_if_it_died(nbval.kernel.start_new_kernel)
+            nbval.kernel.start_new_kernel.__wrapped_by_course__ = True
     if hasattr(config, "workerinput"):
         jax_cache(os.environ["JBJ_TEST_JAX_CACHES"], config.workerinput["workerid"])
         return

@@ -104,3 +104,32 @@ def test_the_long_units_make_test_starts_first_are_tests_that_exist():
             name, chapter = re.fullmatch(r"(\w+)(?:\[(\w+)\])?", test).groups()
             assert re.search(rf"^def {name}\(", (ROOT / path).read_text(), re.M), unit
             assert chapter is None or chapter in chapters(ROOT), unit
+
+
+def test_a_kernel_that_dies_before_it_answers_is_started_again_up_to_three_times():
+    """conftest.py wraps nbval's start_new_kernel: does a start whose kernel died before answering
+    get tried again (twice more at most), while any other error, or a third death, is raised?"""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("scheduling", ROOT / "conftest.py")
+    scheduling = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scheduling)
+    died = RuntimeError("Kernel died before replying to kernel_info")
+    tries = []
+
+    def start(outcomes):
+        def fake(**kwargs):
+            tries.append(kwargs)
+            outcome = outcomes.pop(0)
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome
+        return fake
+
+    assert scheduling._start_kernel_again_if_it_died(start([died, "km, kc"]))(kernel_name="python3") == "km, kc"
+    assert tries == [{"kernel_name": "python3"}] * 2
+    with pytest.raises(RuntimeError, match="died before replying"):
+        scheduling._start_kernel_again_if_it_died(start([died, died, died, "never"]))()
+    with pytest.raises(RuntimeError, match="no such kernel"):
+        scheduling._start_kernel_again_if_it_died(start([RuntimeError("no such kernel"), "never"]))()
+    assert len(tries) == 6
