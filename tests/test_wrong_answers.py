@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from contextlib import contextmanager
 
 import nbformat
@@ -108,6 +109,8 @@ def test_wrong_answers_lose_their_points_and_only_those(chapter, record_property
                                 outcome.index = items.index(chosen[outcome.index])
                                 outcome.run = f", run {number} of {RACE_RUNS} with every CPU busy"
                                 found.append(outcome)
+                    # Seen with `pytest -s`: a long `make races` can be read while it runs.
+                    print(f"{chapter}: run {number} of {RACE_RUNS} graded ({time.strftime('%H:%M:%S')})", flush=True)
         # For the chapter's `grader check` test, which runs next on this worker (conftest.py's TOGETHER):
         # the reference records, and the caches a reference run would have left for its kernel.
         grader.publish(reference_cache())
