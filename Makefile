@@ -56,7 +56,7 @@ headers: $(VENV)/.headers
 # offline with the pinned build tools already in the venv, and rebuilt when its sources change.
 KERNELS := packages/jbj_fast_kernels
 $(VENV)/.kernels: $(VENV)/.installed cpp/fast_rms_norm.cc cpp/fast_rms_norm.h \
-                  $(wildcard $(KERNELS)/*.toml $(KERNELS)/*.txt $(KERNELS)/src/*.cc $(KERNELS)/src/*/*.py) \
+                  $(wildcard $(KERNELS)/*.toml $(KERNELS)/*.txt $(KERNELS)/src/*.cc $(KERNELS)/src/*.h $(KERNELS)/src/*/*.py) \
                   | $(VENV)/.headers
 	@echo "Building and installing $(KERNELS) into $(VENV)"
 	@if $(BIN)/python -m pip install --quiet --no-deps --no-build-isolation ./$(KERNELS) \

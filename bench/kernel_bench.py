@@ -21,8 +21,10 @@ is the kernel's rate as a share of that probe's, the two timed just before the r
 their own (medians), so both meet the machine at the same moments and no other side's calls
 fall between them. The share of the limit (a best run from the start of the process) and the
 share in the row's own rounds are shown beside it. Out of place, the kernel writes outputs
-of 8 to 32 MiB (the 16 MiB rows) with streaming stores, and each row's loop also sums the next row's
-squares (kernel_measurements.ipynb, section 6); the out-of-place rows are also timed against `y = 2 * x`, a plain
+of 8 to 32 MiB (the 16 MiB rows) with streaming stores; short rows (up to 256 floats with AVX-512's 16-float vectors) are taken
+a vector's width at a time, their sums reduced together and their scales computed in one vector division and
+square root (cpp/fast_rms_norm.h, GroupScales), and each
+longer row's loop also sums the next row's squares (kernel_measurements.ipynb, section 6); the out-of-place rows are also timed against `y = 2 * x`, a plain
 pass over the same bytes, by XLA and on the pool with plain stores and with the kernel's, and their goals
 are the kernel's time against the fastest of these passes (the floor the memory sets for a kernel that
 reads x and writes y). They also time the installed package's `rms_norm_fast`, with the row loops it

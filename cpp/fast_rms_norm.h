@@ -21,10 +21,13 @@
 // Streaming stores (below) are compiled in on x86 unless -DJBJ_NO_STREAM_STORES asks for none.
 #if defined(__SSE2__) && !defined(JBJ_NO_STREAM_STORES)
 #define JBJ_STREAM_STORES 1
-#include <immintrin.h>
 #else
 #define JBJ_STREAM_STORES 0
 #endif
+#if defined(__SSE2__)
+#include <immintrin.h>   // streaming stores, and a vector's square roots (VecSqrt)
+#endif
+#include <utility>
 
 // Everything below is compiled for the instruction set of the translation unit that includes it (its
 // vector width, kVecWidth, comes from the compiler's flags). A library that compiles these loops once
@@ -213,16 +216,121 @@ inline float ScaleRowPass(const float* xr, float* yr, const float* xn, std::int6
   return ScaleOfSum(SumLanes(lanes, tail), n, eps);
 }
 
+// The square root of each lane of v, correctly rounded as std::sqrt is (a loop of std::sqrt would not
+// be vectorised: it may set errno).
+inline Vec VecSqrt(Vec v) {
+#if defined(__AVX512F__)
+  // (the masked form: GCC 12 warns, with -Wall, about the unset register inside _mm512_sqrt_ps)
+  return (Vec)_mm512_maskz_sqrt_ps(__mmask16(0xFFFF), (__m512)v);
+#elif defined(__AVX__)
+  return (Vec)_mm256_sqrt_ps((__m256)v);
+#elif defined(__SSE2__)
+  return (Vec)_mm_sqrt_ps((__m128)v);
+#else
+  for (int j = 0; j < kVecWidth; ++j) v[j] = std::sqrt(v[j]);
+  return v;
+#endif
+}
+
+// Short rows. A row of 64 floats is 4 vectors of loads, multiplies and stores, and its scale costs
+// as much again, one row at a time: SumLanes adds the lanes of one vector one level at a time, then a
+// division, a square root and a division, each a long wait for a single float. So rows of up to
+// kGroupBytes / kVecWidth bytes (256 floats with 16-float vectors) are taken kVecWidth at a time:
+// their lane sums are added pairwise across the rows' vectors at once, each level one shuffle and
+// one addition for two vectors (Fold), which leaves one vector holding the kVecWidth rows' sums, and
+// their scales take one vector division, square root and division. The sums are added in the order
+// of SumLanes, lane j with lane j + h at each level h, so every scale is the same float as RowScale's.
+constexpr std::size_t kGroupBytes = std::size_t(16) << 10;   // kVecWidth rows, all in the L1 cache
+
+inline bool GroupsRows(std::int64_t n) {
+  return n > 0 && std::size_t(n) * kVecWidth * sizeof(float) <= kGroupBytes;
+}
+
+// Lane i of one of the two halves Fold adds: of two vectors a and b, each holding rows' partial sums in
+// blocks of 2h lanes (one block per row), the result holds each row's block of h, a's rows first;
+// lane i is in block i / h at offset i % h, and the lower half of that row's block is lane `FoldLane`
+// (b's lanes are numbered from kVecWidth on), its upper half that plus h.
+constexpr int FoldLane(int h, int i) {
+  return (i / h) < kVecWidth / (2 * h) ? (i / h) * 2 * h + i % h
+                                       : kVecWidth + ((i / h) - kVecWidth / (2 * h)) * 2 * h + i % h;
+}
+
+template <int h, std::size_t... I>
+inline Vec Fold(Vec a, Vec b, std::index_sequence<I...>) {
+#if defined(__clang__) || __GNUC__ >= 12
+  return __builtin_shufflevector(a, b, FoldLane(h, I)...) + __builtin_shufflevector(a, b, (FoldLane(h, I) + h)...);
+#else   // older GCC has only __builtin_shuffle, with the lanes as a vector of ints
+  typedef int Lanes __attribute__((vector_size(sizeof(Vec))));
+  return __builtin_shuffle(a, b, Lanes{FoldLane(h, I)...}) + __builtin_shuffle(a, b, Lanes{(FoldLane(h, I) + h)...});
+#endif
+}
+
+// One level of the pairwise sum, over `count` vectors of partial sums (count / 2 come out).
+template <int h>
+inline void FoldLevel(Vec* v, int count) {
+  for (int k = 0; k < count / 2; ++k) v[k] = Fold<h>(v[2 * k], v[2 * k + 1], std::make_index_sequence<kVecWidth>());
+}
+
+// The scales of the kVecWidth rows of n from x, lane k for row k: what RowScale gives each, bit for bit.
+inline Vec GroupScales(const float* x, std::int64_t n, float eps) {
+  constexpr int kVecs = kLanes / kVecWidth;   // lane j of DotLanes is lane j % kVecWidth of acc[j / kVecWidth]
+  const std::int64_t full = n - n % kLanes;
+  Vec sums[kVecWidth];
+  Vec tails = {};
+  for (int r = 0; r < kVecWidth; ++r) {
+    const float* xr = x + r * n;
+    Vec acc[kVecs] = {};
+    for (std::int64_t i = 0; i < full; i += kLanes) {
+      for (int k = 0; k < kVecs; ++k) {
+        const Vec v = VecLoad(xr + i + k * kVecWidth);
+        acc[k] += v * v;
+      }
+    }
+    // SumLanes's levels whose pairs of lanes lie in different vectors (vectors narrower than kLanes).
+    for (int h = kLanes / 2; h >= kVecWidth; h /= 2) {
+      for (int k = 0; k < h / kVecWidth; ++k) acc[k] += acc[k + h / kVecWidth];
+    }
+    sums[r] = acc[0];
+    float tail = 0.0f;
+    for (std::int64_t i = full; i < n; ++i) tail += xr[i] * xr[i];   // as DotLanes sums its tail
+    tails[r] = tail;
+  }
+  // The levels within a vector, every row's at once.
+  if constexpr (kVecWidth >= 16) FoldLevel<8>(sums, 16);
+  if constexpr (kVecWidth >= 8) FoldLevel<4>(sums, 8);
+  FoldLevel<2>(sums, 4);
+  FoldLevel<1>(sums, 2);
+  const Vec mean = (sums[0] + tails) / float(n);   // ScaleOfSum's, lane by lane (n > 0 here)
+  return 1.0f / VecSqrt(mean + eps);
+}
+
 // y = x * s for rows [begin, end). x and y may be the same memory (in place): each element of a row
-// is read before it is written, and the next row is only read. With `stream`, y is written with
-// streaming stores. Each row's loop also sums the squares of the next row (ScaleRowPass), so only
-// the first row of the range is read on its own; no row outside the range is touched (in place,
-// another thread may be writing it). Built with -DJBJ_NO_PIPELINE, each row is summed and then
-// scaled, one after the other, as chapter 12 first writes it, to measure the difference.
+// is read before it is written, and a row read for a later one's scale is only read. With `stream`,
+// y is written with streaming stores. Short rows (GroupsRows) are taken kVecWidth at a time: their
+// scales first, together (GroupScales), then each row scaled, read again from the L1 cache; the rows
+// left over, fewer than kVecWidth, one at a time. Longer rows are pipelined: each row's loop also sums
+// the squares of the next row (ScaleRowPass), so only the first row of the range is read on its own.
+// No row outside the range is touched (in place, another thread may be writing it). Built with
+// -DJBJ_NO_PIPELINE, each row is summed and then scaled, one after the other, as chapter 12 first
+// writes it, to measure the difference.
 inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t begin,
                         std::int64_t end, std::int64_t n, float eps, bool stream = false) {
 #ifndef JBJ_NO_PIPELINE
-  if (begin < end) {
+  if (GroupsRows(n)) {
+    std::int64_t r = begin;
+    for (; r + kVecWidth <= end; r += kVecWidth) {
+      const Vec s = GroupScales(x + r * n, n, eps);
+      for (int k = 0; k < kVecWidth; ++k) {
+        if (scale != nullptr) scale[r + k] = s[k];
+        ScaleRowPass<false>(x + (r + k) * n, y + (r + k) * n, nullptr, n, s[k], eps, stream);
+      }
+    }
+    for (; r < end; ++r) {
+      const float s = RowScale(x + r * n, n, eps);
+      if (scale != nullptr) scale[r] = s;
+      ScaleRowPass<false>(x + r * n, y + r * n, nullptr, n, s, eps, stream);
+    }
+  } else if (begin < end) {
     float s = RowScale(x + begin * n, n, eps);
     for (std::int64_t r = begin; r < end; ++r) {
       if (scale != nullptr) scale[r] = s;

@@ -359,14 +359,21 @@ extern "C" int CompareRowWriters() {
   return wrong;
 }
 
-// How many values or scales differ when rows [0, rows) are written in one range (each row's loop also
-// sums the next row) from when each row is a range of its own (summed, then scaled), out of place and
-// in place, streamed or not: none may, bit for bit, for every row length up to 70, 1 to 5 rows, and
-// every offset of the data inside a 64-byte line.
+// How many values or scales differ when rows [0, rows) are written in one range (short rows a vector's
+// width at a time, their sums reduced together; longer rows each summed in the loop of the row before)
+// from when each row is a range of its own (summed, then scaled), out of place and in place, streamed
+// or not: none may, bit for bit, for every row length up to 70 and on each side of the longest rows
+// taken together (256, 512 and 1024 floats for vectors of 16, 8 and 4), for 1 to 5 rows and for
+// ranges of whole groups and of groups and leftover rows, and for every offset of the data inside a
+// 64-byte line.
 extern "C" int ComparePipelinedRows() {
   int wrong = 0;
-  for (int n = 0; n <= 70; ++n) {
-    for (int rows = 1; rows <= 5; ++rows) {
+  std::vector<int> lengths;
+  for (int n = 0; n <= 70; ++n) lengths.push_back(n);
+  for (int n : {255, 256, 257, 511, 512, 513, 1023, 1024, 1025}) lengths.push_back(n);
+  for (int n : lengths) {
+    for (int rows : {1, 2, 3, 4, 5, 8, 9, 16, 17, 31, 37}) {
+      if (n > 70 && rows % 2 == 0 && rows != 16) continue;   // the long rows: fewer ranges, for time
       for (int offset = 0; offset < 16; ++offset) {
         for (int stream = 0; stream < 2; ++stream) {
           const int size = rows * n + 16;
@@ -402,9 +409,10 @@ def test_rows_asked_to_stream_get_the_values_of_plain_stores(flags):
 @pytest.mark.parametrize("flags", [("-O3", "-march=native"), ("-O2",), ("-O2", "-DJBJ_NO_STREAM_STORES")],
                          ids=["chapter 12's flags", "x86-64's SSE2", "no streaming stores compiled in"])
 def test_rows_written_in_one_range_equal_rows_written_one_at_a_time(flags):
-    """A range of rows, whose loops each also sum the next row's squares, gives every value and every scale
-    bit for bit as rows written one range each; also in place, where a row's loop reads the next row
-    while it writes its own."""
+    """A range of rows (short rows a vector's width at a time, with their sums reduced together; longer rows
+    each summed in the loop of the row before) gives every value and every scale bit for bit as rows
+    written one range each; also in place, where a row is read for a later row's scale while earlier
+    rows are written."""
     lib = build(code=_ROW_WRITERS, name="row_writers", flags=flags)
     compare = lib.function("ComparePipelinedRows", argtypes=[], restype=ctypes.c_int)
     assert compare() == 0
