@@ -21,6 +21,9 @@ def exercise1(sum_of_squares) -> None:
                  hint="square each element, then sum them (not the square of the sum)")
     checks.equal(type(got), type(jnp.zeros(())), what="the type sum_of_squares([1, 2, 3]) returns (a jax.Array)",
                  hint="use jnp functions: float() gives a Python number")
+    checks.close(checks.runs(lambda: sum_of_squares(jnp.array([0.5, 0.0, -1.0])), what="sum_of_squares([0.5, 0, -1])"),
+                 np.float32(1.25), what="sum_of_squares([0.5, 0, -1]), a second float32 vector of 3 after [1, 2, 3]",
+                 hint="compute from x on every call: keep no result from an earlier call, even for the same shape")
     m = jnp.array([[1.0, -1.0], [2.0, 0.5]])
     checks.close(checks.runs(lambda: sum_of_squares(m), what="sum_of_squares([[1, -1], [2, 0.5]])"), np.float32(6.25),
                  what="sum_of_squares([[1, -1], [2, 0.5]])", hint="sum over all the elements, not along one axis")
@@ -91,6 +94,9 @@ def exercise3(make_cube) -> None:
                        hint='declare the function extern "C", so that lib.function finds it by the name cube')
     checks.equal(isinstance(cube, ctypes._CFuncPtr), True, what="whether make_cube() returns a ctypes function",
                  hint='return what lib.function("cube", ...) gives: not the library, nor a Python function around it')
+    checks.equal(getattr(cube, "__name__", None), "cube", what="the name make_cube()'s function was found by in the library",
+                 hint='declare it extern "C" and ask lib.function for "cube": without extern "C", C++ keeps the '
+                      'function under a longer name (section 1)')
     checks.equal(str(getattr(getattr(cube, "restype", None), "__name__", None)), "c_double",
                  what="the name of the result type (restype) of the function make_cube() returns",
                  hint="pass restype=ctypes.c_double to lib.function: without it, the result is read as nothing")

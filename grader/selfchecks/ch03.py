@@ -174,6 +174,8 @@ def exercise1(tap) -> None:
     result, sink = tapped("eagerly", lambda s: tap(x, s))
     checks.equal(type(result), type(x), what="the type tap(x, sink) returns outside jit (x's own: a jax.Array)",
                  hint="return x itself, on every path: the NumPy copy is only for sink")
+    checks.equal(result is x, True, what="whether tap(x, sink) outside jit returns x itself (the same object)",
+                 hint="return x itself, on every path: no jnp.array(x) or other copy")
     result, sink = tapped("under grad", lambda s: jax.grad(lambda v: jnp.sum(tap(v, s) ** 2))(x))
     checks.close(result, np.array([0.0, 2.0, 4.0], np.float32), what="grad of sum(tap(x) ** 2)",
                  hint="the gradient passes through tap unchanged: return x itself (no stop_gradient)")

@@ -55,18 +55,29 @@ def loops(fn: Callable, *args: Any) -> int:
     return str(jax.make_jaxpr(fn)(*args)).count("scan[")
 
 
+def _in_pure_callback() -> bool:
+    """Whether this thread is inside the host function of a jax.pure_callback (JAX's pure_callback_impl is on its stack)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "pure_callback_impl" and code.co_filename.replace("\\", "/").endswith("jax/_src/callback.py"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextlib.contextmanager
-def calls_of(target: Any):
+def calls_of(target: Any, inside_callback: bool = False):
     """Count the calls of `target` (a function, or a name) while the block runs, in any thread, so also inside a host
     function: calls made from Python, to it or to a functools.partial of it, and, for a function written in Python
-    (such as scipy.special.polygamma), every start of its code, however it was reached. Yields the list the calls are
-    appended to."""
+    (such as scipy.special.polygamma), every start of its code, however it was reached. With `inside_callback`, only
+    calls made inside a pure_callback's host function count. Yields the list the calls are appended to."""
     seen: list[int] = []
 
     def on_call(caller, fn):
         while isinstance(fn, functools.partial):
             fn = fn.func
-        if fn is target or getattr(fn, "__name__", None) == target:
+        if (fn is target or getattr(fn, "__name__", None) == target) and (not inside_callback or _in_pure_callback()):
             seen.append(1)
 
     with watch.calls(on_call, starts_of=target if hasattr(target, "__code__") else None):
@@ -211,7 +222,8 @@ def _float16_second(gammaln_cb) -> None:
 
 def _scipy_on_every_path(gammaln_cb) -> None:
     """SciPy runs eagerly, under value_and_grad and under jvp of grad, and a rule's primal output is SciPy's, to the bit."""
-    with calls_of(scipy.special.gammaln) as eager_calls:
+    with calls_of(scipy.special.gammaln) as eager_calls, \
+            calls_of(scipy.special.gammaln, inside_callback=True) as eager_through_callback:
         value("gammaln_cb(x) outside jit", lambda: gammaln_cb(jnp.linspace(0.5, 6.0, 6)))
     with calls_of(scipy.special.gammaln) as value_calls:
         value("value_and_grad(gammaln_cb) at 2.5", lambda: jax.value_and_grad(gammaln_cb)(jnp.float32(2.5)))
@@ -222,6 +234,9 @@ def _scipy_on_every_path(gammaln_cb) -> None:
                       "digamma for jvp(grad(gammaln_cb))",
                  hint="every value comes from SciPy through pure_callback on every path: eagerly too, and each rule's primal "
                       "output is the function itself (gammaln_cb(x), digamma(x)), not jax.scipy")
+    checks.equal(len(eager_through_callback) > 0, True,
+                 what="whether scipy.special.gammaln ran inside a pure_callback's host function for gammaln_cb(x) outside jit",
+                 hint="call SciPy through jax.pure_callback on every path, eagerly too: not directly on a concrete x")
     first = value("the primal output of jvp(grad(gammaln_cb)) at 2.5",
                   lambda: jax.jvp(jax.grad(gammaln_cb), (jnp.float32(2.5),), (jnp.float32(1.0),))[0])
     checks.close(first, np.float32(scipy.special.digamma(np.float32(2.5))), rtol=0, atol=0,

@@ -7,7 +7,7 @@ domain (integer widening, complex input, the sign of zero, subnormal doubles) ar
 
 from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'bcdgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcdfgm', 'ex2_answer': 'bcdfgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -125,4 +125,16 @@ RIGHT = {
 WRONG['ex2_answer'] += [
     W('c', 'rounds factor to float16: right only for factors exact in half precision',
       'def make_scaled(factor):\n    f = jnp.float16(factor)\n    return jax.jit(lambda x: (f * x).astype(x.dtype))\n'),
+]
+
+# Round 13, a fresh blind round: a sum kept per shape and dtype passed every visible check of Exercise 1 (each check used
+# a new shape or dtype); a second float32 vector of 3 is checked visibly now. A cube without extern "C", found by its
+# mangled name, kept full marks; the name the function was found by is checked visibly now.
+WRONG['ex1_answer'] += [
+    W('f', 'memoises the result by shape and dtype: a second array of the same shape gets the first one\'s sum',
+      "_memo = {}\n\ndef sum_of_squares(x):\n    key = (x.shape, str(x.dtype))\n    if key not in _memo:\n        _memo[key] = jnp.sum(x * x)\n    return _memo[key]\n"),
+]
+WRONG['ex3_answer'] += [
+    W('m', 'no extern "C": finds the function by its mangled name _Z4cubed, not by cube as the text asks',
+      "def make_cube():\n    lib = grader.build(code='double cube(double x) { return x * x * x; }', name='cube_cpp')\n    return lib.function('_Z4cubed', argtypes=[ctypes.c_double], restype=ctypes.c_double)\n"),
 ]

@@ -673,3 +673,9 @@ RIGHT.setdefault('ex3_answer', []).extend([
     R('the host returns np.argsort as int64; with x64 off JAX gives the declared int32, as the text asks of host_sort',
       "def host_sort(x):\n    def host(a):\n        a = np.asarray(a)\n        return np.sort(a, axis=-1), np.argsort(a, axis=-1, kind='stable')\n    out = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(host, out, x, vmap_method='expand_dims')\n"),
 ])
+
+# A fresh blind round: tap returning a copy of x (same type, values and gradient) kept full marks; the text says tap
+# returns x itself, and an eager call is now checked visibly to return the very object.
+WRONG['ex1_answer'] += [
+    W('m', 'returns a copy of x (jnp.array(x)), not x itself as the text asks', 'def tap(x, sink):\n    jax.debug.callback(lambda v: sink.append(np.asarray(v)), x)\n    return jnp.array(x)\n'),
+]

@@ -918,3 +918,10 @@ RIGHT['ex2_answer'] += [
     R("digamma's rule returns a bare SciPy callback as its primal output: no second derivative differentiates it",
       _PRIMALS.replace('DIGAMMA_PRIMAL', '_scipy_elementwise(scipy.special.digamma, x)').replace('GAMMALN_PRIMAL', 'gammaln_cb(x)')),
 ]
+
+# A fresh blind round: a gammaln_cb that calls SciPy directly on a concrete x (eagerly) and through pure_callback only
+# when traced kept full marks; SciPy's eager call is now checked visibly to run inside a pure_callback's host function.
+WRONG['ex2_answer'] += [
+    W('d', 'eager calls bypass pure_callback: SciPy runs directly on a concrete x, through the callback only when traced',
+      "def _scipy_cb(fn, x, method='expand_dims'):\n    def host(a):\n        a = np.asarray(a)\n        return np.asarray(fn(a)).astype(a.dtype)\n    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method=method)\n\n@jax.custom_jvp\ndef digamma_cb(x):\n    return _scipy_cb(scipy.special.digamma, x)\n\n@digamma_cb.defjvp\ndef digamma_cb_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return digamma_cb(x), _scipy_cb(lambda a: scipy.special.polygamma(1, a), x) * x_dot\n\n@jax.custom_jvp\ndef gammaln_cb(x):\n    if not isinstance(x, jax.core.Tracer):\n        a = np.asarray(x)\n        return jnp.asarray(scipy.special.gammaln(a).astype(a.dtype))\n    return _scipy_cb(scipy.special.gammaln, x)\n\n@gammaln_cb.defjvp\ndef gammaln_cb_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return gammaln_cb(x), digamma_cb(x) * x_dot\n"),
+]
