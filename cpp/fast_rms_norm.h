@@ -304,6 +304,13 @@ inline Vec GroupScales(const float* x, std::int64_t n, float eps) {
   return 1.0f / VecSqrt(mean + eps);
 }
 
+// Row r alone: its scale (saved in scale[r] unless scale is null), then the row scaled.
+inline void OneRow(const float* x, float* y, float* scale, std::int64_t r, std::int64_t n, float eps, bool stream) {
+  const float s = RowScale(x + r * n, n, eps);
+  if (scale != nullptr) scale[r] = s;
+  ScaleRowPass<false>(x + r * n, y + r * n, nullptr, n, s, eps, stream);
+}
+
 // y = x * s for rows [begin, end). x and y may be the same memory (in place): each element of a row
 // is read before it is written, and a row read for a later one's scale is only read. With `stream`,
 // y is written with streaming stores. Short rows (GroupsRows) are taken kVecWidth at a time: their
@@ -325,11 +332,7 @@ inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t beg
         ScaleRowPass<false>(x + (r + k) * n, y + (r + k) * n, nullptr, n, s[k], eps, stream);
       }
     }
-    for (; r < end; ++r) {
-      const float s = RowScale(x + r * n, n, eps);
-      if (scale != nullptr) scale[r] = s;
-      ScaleRowPass<false>(x + r * n, y + r * n, nullptr, n, s, eps, stream);
-    }
+    for (; r < end; ++r) OneRow(x, y, scale, r, n, eps, stream);
   } else if (begin < end) {
     float s = RowScale(x + begin * n, n, eps);
     for (std::int64_t r = begin; r < end; ++r) {
@@ -343,11 +346,7 @@ inline void ForwardRows(const float* x, float* y, float* scale, std::int64_t beg
     }
   }
 #else
-  for (std::int64_t r = begin; r < end; ++r) {
-    const float s = RowScale(x + r * n, n, eps);
-    if (scale != nullptr) scale[r] = s;
-    ScaleRowPass<false>(x + r * n, y + r * n, nullptr, n, s, eps, stream);
-  }
+  for (std::int64_t r = begin; r < end; ++r) OneRow(x, y, scale, r, n, eps, stream);
 #endif
   if (stream) StreamFence();
 }
