@@ -4,6 +4,7 @@
 //   spawn_join_us             what starting and joining a std::thread of one's own costs
 //   watch_pool / unwatch_pool tasks that start late, or stall in the middle of their work
 //   pool_wait_for_start       pool.Schedule returns only once the task has started
+//   pool_meet                 the next handlers to call pool.Schedule wait there for each other
 //
 // The last two are for the chapter's self-checks. A handler hands work to the pool with
 // pool.Schedule(task), which calls the function XLA_FFI_ThreadPool_Schedule of the FFI's API table
@@ -16,7 +17,10 @@
 //   - a handler that returns once every chunk is claimed, not done, returns while a stalled task is
 //     still in the middle of its chunk, and its result misses rows;
 //   - a task that starts after its handler returned finds the handler's stack gone, which
-//     AddressSanitizer reports if the task reads it.
+//     AddressSanitizer reports if the task reads it;
+//   - two calls made at once are both inside their handlers, each past what it did before its
+//     first pool.Schedule, before either goes on: state the handlers share is overwritten by the
+//     other call before it is read.
 //
 // The watch also counts the tasks and the CPU time they used, which says whether a handler handed
 // work to the pool at all. NB: the table is XLA's own; replacing one of its functions is a tool for
@@ -24,11 +28,13 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 #include <thread>
 
 #include <sys/mman.h>
@@ -110,8 +116,36 @@ void RunWrapped(void* p) {
   if (armed) timer_delete(timer);  // a task shorter than g_stall_after_us is not interrupted
 }
 
+// The meeting: the first `g_meet_callers` threads to call Schedule while it is set each wait in
+// their first call until all of them have arrived (or g_meet_us has passed); then it is over.
+std::mutex g_meet_mutex;
+std::condition_variable g_met;
+int g_meet_callers = 0, g_meet_us = 0, g_meet_arrived = 0;
+pid_t g_meet_tids[64];
+std::atomic<long long> g_meetings{0};
+
+void Meet() {
+  std::unique_lock<std::mutex> lock(g_meet_mutex);
+  if (g_meet_callers <= 1) return;
+  const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
+  for (int i = 0; i < g_meet_arrived; ++i)
+    if (g_meet_tids[i] == tid) return;  // this thread is already waiting, or its wait has ended
+  g_meet_tids[g_meet_arrived++] = tid;
+  if (g_meet_arrived == g_meet_callers) {
+    g_meetings.fetch_add(1);
+    g_meet_callers = 0;  // over: later calls go straight on
+    g_met.notify_all();
+    return;
+  }
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(g_meet_us);
+  g_met.wait_until(lock, until, [] { return g_meet_callers == 0; });
+  g_meet_callers = 0;  // met, or waited long enough: over either way
+  g_met.notify_all();
+}
+
 XLA_FFI_Error* WatchedSchedule(XLA_FFI_ThreadPool_Schedule_Args* args) {
   g_scheduled.fetch_add(1);
+  Meet();
   auto* wrapped = new Wrapped{args->task, args->data};
   const int wait_us = g_wait_for_start_us.load();
   if (wait_us > 0) wrapped->owners.store(2);
@@ -213,6 +247,18 @@ extern "C" int watch_pool(int start_late_us, int stall_after_us, int stall_us) {
 // From now on (0: no longer), pool.Schedule returns only once a pool thread has started the task,
 // or after `wait_us`: the task then holds work before the handler's own thread goes on with its share.
 extern "C" void pool_wait_for_start(int wait_us) { g_wait_for_start_us = wait_us; }
+
+// From now on, the first `callers` threads to call pool.Schedule each wait in that call until all of
+// them have arrived, or `wait_us` has passed (callers <= 1: no meeting). pool_meetings counts the
+// meetings that were complete.
+extern "C" void pool_meet(int callers, int wait_us) {
+  std::lock_guard<std::mutex> lock(g_meet_mutex);
+  g_meet_callers = callers < 64 ? callers : 64;
+  g_meet_us = wait_us;
+  g_meet_arrived = 0;
+}
+
+extern "C" long long pool_meetings() { return g_meetings.load(); }
 
 // XLA's own Schedule back in its slot; tasks already scheduled still run as they were told.
 extern "C" int unwatch_pool() {

@@ -69,6 +69,8 @@ def _watch() -> dict[str, Any]:
         _WATCH["threads"] = threads
         for name, argtypes, restype in (("watch_pool", [ctypes.c_int] * 3, ctypes.c_int), ("unwatch_pool", [], ctypes.c_int),
                                         ("pool_wait_for_start", [ctypes.c_int], None),
+                                        ("pool_meet", [ctypes.c_int, ctypes.c_int], None),
+                                        ("pool_meetings", [], ctypes.c_longlong),
                                         ("pool_tasks_scheduled", [], ctypes.c_longlong),
                                         ("pool_tasks_stalled", [], ctypes.c_longlong),
                                         ("pool_task_cpu_ns", [], ctypes.c_longlong)):
@@ -360,7 +362,9 @@ def pool_share(scale_rows: Callable, shape: tuple[int, ...], calls: int, seed: i
 
 def concurrent_mixups(scale_rows: Callable, shape: tuple[int, ...], threads: int, calls: int) -> int:
     """How many calls of jax.jit(scale_rows), `calls` in each of `threads` Python threads running at once, each
-    thread with its own s, returned something other than x * s for their own s."""
+    thread with its own s, returned something other than x * s for their own s. The first two calls to hand a task
+    to XLA's pool wait there for each other (`pool_meet`): two calls are then certainly inside their handlers at
+    once, each past what it did before it scheduled, so state they share is overwritten before it is read."""
     rng = np.random.default_rng(43)
     x = rng.standard_normal(shape).astype(np.float32)
     scales = [rng.uniform(1.0 + t, 1.5 + t, shape[:-1]).astype(np.float32) for t in range(threads)]
@@ -373,10 +377,15 @@ def concurrent_mixups(scale_rows: Callable, shape: tuple[int, ...], threads: int
             results[t].append(fn(xj, sj[t]))
 
     workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
+    with watched_pool():
+        _watch()["pool_meet"](2, 5_000_000)
+        try:
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join()
+        finally:
+            _watch()["pool_meet"](0, 0)
     ALIVE.extend(results)
     return sum(not np.array_equal(np.asarray(y), x * scales[t][..., None]) for t in range(threads) for y in results[t])
 
@@ -644,7 +653,8 @@ def exercise2(scale_rows, scale_rows_inplace) -> None:
                           "(ParallelFor counts the chunks done), before it returns")
     checks.equal(value("calls from 8 Python threads", lambda: concurrent_mixups(scale_rows, (1024, 256), threads=8, calls=25)), 0,
                  what="how many of 200 calls of jax.jit(scale_rows) from 8 Python threads at once (each thread with its "
-                      "own s) gave other results than x * s",
+                      "own s; the first two held at XLA's pool until both are inside their handlers) gave other results "
+                      "than x * s",
                  hint="keep no state between calls (no static or global copy of s): each call reads its own buffers")
     checks.equal(value("scale_rows_inplace(x, s) of a (256, 32) x", lambda: in_place(scale_rows_inplace, (256, 32))),
                  {"x deleted": True, "moved by": 0},
