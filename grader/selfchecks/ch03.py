@@ -330,21 +330,41 @@ def exercise2(run_logged) -> None:
 
 
 def _two_threads(run_logged) -> None:
-    """Two calls at the same time, from two threads, each get their own log."""
+    """Two calls at the same time, from two threads, each get their own log. The calls overlap for certain: the "up"
+    call's loop waits before its 16th step (a pure_callback in its step) until the "down" call has begun and traced
+    its step, so whatever the down call does first happens in the middle of the up call's loop."""
+    mid_up, down_traced = threading.Event(), threading.Event()
+
+    def hold(x):  # host side of the up call's step: waits once, in the middle of the loop
+        if not mid_up.is_set() and float(np.ravel(x)[0]) == 15.0:
+            mid_up.set()
+            down_traced.wait(10)
+        return np.zeros_like(x)
+
+    def up(x):
+        return x + 1 + jax.pure_callback(hold, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+    def down(x):
+        down_traced.set()  # called while run_logged traces its loop: the down call is under way
+        return x - 1
+
     together = {}
 
     def call(name, step, start):
+        if name == "down":
+            mid_up.wait(10)
         together[name] = run_logged(step, jnp.full(2, start), 30)[1]
 
-    runners = [threading.Thread(target=call, args=("up", lambda x: x + 1, 0.0)),
-               threading.Thread(target=call, args=("down", lambda x: x - 1, 1000.0))]
+    runners = [threading.Thread(target=call, args=("up", up, 0.0)),
+               threading.Thread(target=call, args=("down", down, 1000.0))]
     for runner in runners:
         runner.start()
     for runner in runners:
         runner.join()
     checks.equal({name: [float(np.asarray(e)[0]) for e in log] for name, log in sorted(together.items())},
                  {"down": [1000.0 - k for k in range(1, 31)], "up": [float(k) for k in range(1, 31)]},
-                 what="the logs of two calls made at the same time from two threads (30 steps up from 0, 30 down from 1000)",
+                 what="the logs of two calls made at the same time from two threads (30 steps up from 0, 30 down from "
+                      "1000; the down call starts while the up call's loop is at its 16th step)",
                  hint="each call needs a list of its own, made inside run_logged: one list shared by every call mixes "
                       "calls that run at the same time, even if it is cleared or copied")
 

@@ -10,15 +10,20 @@ Besides the values an answer gives, the checks watch how it gives them:
 - whether a kernel writes every element of its result: `into_nan` runs the function with its result placed, by
   donation, in memory that holds NaN, so that an element the kernel skips stays NaN;
 - whether calls that run at the same time stay apart: `long_and_short_calls` makes short calls, one after
-  another, for the whole time one long call runs in another thread;
+  another, for the whole time one long call runs in another thread, and `held_call` holds a call in the middle of
+  its rows (the second half of its input unreadable, `cpp/page_stall.cc`) until a call from another thread has run
+  whole, so that two calls overlap on every try;
 - whether a handler computes from the input it is given: `in_place_calls` changes x's values in place between
   calls, so that new values sit at the address an earlier call saw.
 """
 
 from __future__ import annotations
 
+import ctypes
+import mmap
 import re
 import threading
+import time
 import warnings
 
 import jax
@@ -28,6 +33,7 @@ from jax._src import ffi as _ffi
 from jax._src.interpreters import mlir as _mlir
 
 from grader.notebook import checks
+from grader.notebook.build import build
 from grader.selfchecks import primitive_names
 
 # ---- helpers shared by the exercises -------------------------------------------------------------------------
@@ -178,6 +184,62 @@ def long_and_short_calls(row_minmax, rows: int = 1 << 20, n: int = 32, short_row
     return [bool(long_ok), int(short_wrong)]
 
 
+_STALL: dict = {}
+
+
+def _page_stall() -> dict:
+    """The functions of cpp/page_stall.cc, built and loaded once."""
+    if not _STALL:
+        lib = build("page_stall.cc", flags=("-O2",))
+        for name, argtypes, restype in (("stall_on_touch", [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int], ctypes.c_int),
+                                        ("stalled", [], ctypes.c_int), ("release_stall", [], None), ("unguard", [], None)):
+            _STALL[name] = lib.function(name, argtypes=argtypes, restype=restype)
+    return _STALL
+
+
+def held_call(row_minmax, rows: int = 2048, n: int = 256, limit_s: float = 3.0) -> dict:
+    """A jitted call on x held in the middle of its rows while a call on another input runs whole, from another
+    thread: x lies in page-aligned memory that jax.device_put shares, its second half unreadable until the other call
+    has returned (the handler's first read there waits, `cpp/page_stall.cc`). Returns whether each call gave its own
+    input's lo and hi, and whether the first was held (False only if its handler never read x's second half: the
+    memory was not shared, or no call read it)."""
+    stall = _page_stall()
+    fn = jax.jit(row_minmax)
+    memory = mmap.mmap(-1, rows * n * 4)
+    held_x = np.frombuffer(memory, np.float32).reshape(rows, n)
+    held_x[:] = np.random.default_rng(60).standard_normal((rows, n)).astype(np.float32)
+    other_x = np.random.default_rng(61).standard_normal((rows, n)).astype(np.float32) * 4 + 10
+    held, other = jax.device_put(held_x), jnp.asarray(other_x)
+    jax.block_until_ready(fn(other))   # compiled before the hold
+    half = rows * n * 4 // 2           # a multiple of the page size
+    if stall["stall_on_touch"](held_x.ctypes.data + half, half, int(limit_s * 1e6)) != 0:
+        raise RuntimeError("the check could not make part of x unreadable (cpp/page_stall.cc)")
+    result: dict = {}
+
+    def first():
+        try:
+            result["pair"] = jax.block_until_ready(fn(held))
+        except Exception as err:  # reported as a wrong call
+            result["error"] = err
+
+    worker = threading.Thread(target=first)
+    try:
+        worker.start()
+        until = time.monotonic() + limit_s
+        while not stall["stalled"]() and time.monotonic() < until and worker.is_alive():
+            time.sleep(0.001)
+        was_held = bool(stall["stalled"]())
+        second = lo_hi(jax.block_until_ready(fn(other)))
+    finally:
+        stall["release_stall"]()
+        worker.join()
+        stall["unguard"]()
+    got = lo_hi(result.get("pair"))
+    same = lambda pair, x: pair is not None and np.array_equal(pair[0], x.min(-1)) and np.array_equal(pair[1], x.max(-1))
+    del held
+    return {"held call right": same(got, held_x), "other call right": same(second, other_x), "held": was_held}
+
+
 def in_place_calls(row_minmax, steps: int = 4, shape=(4, 6)) -> list[int]:
     """An eager and a jitted call of row_minmax, then x updated in place, `steps` times: a jax.jit(lambda a: a + 1)
     that donates x writes a + 1 into x's own memory, so every call after the first finds new values at the address
@@ -281,6 +343,12 @@ def exercise1(row_minmax) -> None:
                      hint=SHARED_STATE), [True, 0],
                  what="one long call (1M rows) while short calls ran in another thread: [whether the long call gave its own "
                       "lo and hi, how many short calls did not]", hint=SHARED_STATE)
+    both = run("a call of row_minmax held in the middle of its rows while another thread's call runs",
+               lambda: held_call(row_minmax), hint=SHARED_STATE)
+    checks.equal(None if both is None else [both["held call right"], both["other call right"]], [True, True],
+                 what="a jitted call on a (2048, 256) x held at its first read of x's second half until a call on "
+                      "another x, from another thread, had run whole: [whether the held call gave its own lo and hi, "
+                      "whether the other did]", hint=SHARED_STATE)
     checks.equal(run("row_minmax on an x whose values change in place between calls", lambda: in_place_calls(row_minmax),
                      hint=REMEMBERED), [0, 0],
                  what="4 eager and 4 jitted calls on a (4, 6) x that a donating jit(lambda a: a + 1) updates in place between "
