@@ -71,6 +71,9 @@ def exercise2(make_scaled) -> None:
     checks.close(checks.runs(lambda: make_scaled(0.1)(v), what="make_scaled(0.1)([1, 4, -0.5])"),
                  np.array([0.1, 0.4, -0.05], np.float32), what="make_scaled(0.1)([1, 4, -0.5])",
                  hint="multiply by factor as it is: 0.1 in float16 or bfloat16 is 0.0999755... or 0.10009...")
+    checks.close(checks.runs(lambda: make_scaled(0.0)(v), what="make_scaled(0.0)([1, 4, -0.5])",
+                             hint="0.0 is a float too: multiply by factor, nothing divides by it"),
+                 np.zeros(3, np.float32), what="make_scaled(0.0)([1, 4, -0.5])")
 
 
 def _library_file(fn) -> str | None:

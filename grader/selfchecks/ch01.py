@@ -405,6 +405,13 @@ def exercise3(to_host_tree) -> None:
     checks.equal(float(np.asarray(again["w"]).flat[0]), 0.0,
                  what="tree['w'][0, 0] in a second to_host_tree(tree), after 99 was written into the first result's",
                  hint="each call returns arrays of its own: do not keep the copies of an earlier call and hand them out again")
+    twice = jnp.arange(4.0)
+    both = _result(checks.runs(_one(lambda: to_host_tree({"a": twice, "b": twice})),
+                               what="to_host_tree({'a': x, 'b': x}), one jax.Array at two leaves"))
+    both = both if isinstance(both, dict) else {}
+    checks.equal(bool(np.shares_memory(both.get("a"), both.get("b"))) if all(isinstance(both.get(k), np.ndarray) for k in "ab") else None,
+                 False, what="whether the two leaves of to_host_tree({'a': x, 'b': x}) share memory",
+                 hint="every leaf gets a copy of its own, also where one array sits at two leaves: keep no copy to hand out again")
     nodes = {"pair": Pair(jnp.arange(3.0), 4), "ordered": collections.OrderedDict(z=jnp.ones(2, jnp.int32), a=None),
              "layer": Layer(jnp.eye(2), jnp.zeros(2))}
     hint = "let jax.tree.map walk the tree: it rebuilds every kind of pytree node, registered classes included"

@@ -98,9 +98,13 @@ def check_share(share_with_jax, x, label, keeps_x):
     if x.size:
         checks.equal(address(host) % 64, 0, what=f"{label}: host's data address modulo 64",
                      hint="allocate the copy with aligned_empty")
-        host[_first(host)] = 1
-        checks.close(j[_first(j)], 1, dtype=False, what=f"{label}: j's first value after writing 1 into host (j should share host's memory)",
-                     hint="import with jax.dlpack.from_dlpack(host, copy=False), which fails instead of copying")
+        writeable = x.flags.writeable or not keeps_x  # host is x itself, or a copy of one's own
+        wrote = writes(host, 1) if writeable else True
+        checks.equal(wrote, True, what=f"{label}: writing 1 into host's first value",
+                     hint="a copy is a NumPy array of your own, writeable: aligned_empty(...) filled with x's values")
+        if writeable:
+            checks.close(j[_first(j)], 1, dtype=False, what=f"{label}: j's first value after writing 1 into host (j should share host's memory)",
+                         hint="import with jax.dlpack.from_dlpack(host, copy=False), which fails instead of copying")
 
 
 def check_two_calls(share_with_jax, make, label):
@@ -377,17 +381,34 @@ def exercise2(writeable_twin) -> None:
 # ---- Exercise 3 ----------------------------------------------------------------------------------------------
 
 
+class _Counts(list):
+    """The element counts of the calls that reached C++, with the data address each call was given (`addresses`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.addresses: list[int | None] = []
+
+
+def _pointer(argument) -> int | None:
+    """The address a ctypes argument points at: an int, a c_void_p, a NumPy array (an ndpointer argument)."""
+    if isinstance(argument, np.ndarray):
+        return argument.ctypes.data
+    value = getattr(argument, "value", argument)
+    return value if isinstance(value, int) else None
+
+
 @contextlib.contextmanager
 def counting_cpp(functions):
     """Inside the block, each call of the ctypes functions in `functions` (scale_f32, checked_scale_f32) that reached
     C++ records its element count in the list yielded, whatever name it was called by (an alias, a default
     argument): ctypes runs a function's errcheck after every call that ran. A call whose arguments ctypes refused
     (checked_scale_f32's ndpointer) ran nothing and records nothing."""
-    counts = []
+    counts = _Counts()
 
     def count(result, function, arguments):
         n = arguments[1]
         counts.append(int(getattr(n, "value", n)))  # a Python int, or a ctypes.c_int64
+        counts.addresses.append(_pointer(arguments[0]))
         return result
 
     kept = [getattr(function, "errcheck", None) for function in functions]  # None also for a name rebound to Python code
@@ -424,9 +445,12 @@ def check_scaled(scale_and_view, functions, n, factor, label, offset=0, shape=No
     where = address(host)
     j, counts = scaled(scale_and_view, functions, host, factor, label)
     if n:
-        checks.equal(counts, [host.size], what=f"{label}: the element counts scale_f32 was called with",
+        checks.equal(list(counts), [host.size], what=f"{label}: the element counts scale_f32 was called with",
                      hint="scale host in place with one call of section 7's scale_f32: scale_f32(address(host), host.size, factor), "
                           "not with NumPy")
+        checks.equal([a - where if a is not None else None for a in counts.addresses], [0],
+                     what=f"{label}: where scale_f32 was pointed, in bytes from host's data",
+                     hint="hand scale_f32 host's own memory, address(host): scaling a copy and writing it back is not in place")
     checks.equal(type(j), type(jnp.zeros(())), what=f"{label}: the type scale_and_view returns (a jax.Array)")
     checks.close(j, jnp.asarray(np.arange(1, n + 1, dtype=np.float32).reshape(host.shape) * np.float32(factor)),
                  what=f"{label}: the returned array",
@@ -448,7 +472,7 @@ def check_refused(scale_and_view, functions, host, label, unchanged, memory=None
         checks.raises(ValueError, lambda: scale_and_view(host, 3.0), what=label,
                       hint="check dtype, flags.c_contiguous (which looks at every axis, not only the last stride) and "
                            "flags.writeable before calling scale_f32")
-    checks.equal(counts, [], what=f"{label}: the element counts scale_f32 was called with before the refusal",
+    checks.equal(list(counts), [], what=f"{label}: the element counts scale_f32 was called with before the refusal",
                  hint="refuse before touching any memory: check first, call scale_f32 after")
     checks.close(np.asarray(host if memory is None else memory), unchanged,
                  what=f"{label}: {'host' if memory is None else 'the whole array it is a view of'} after the refusal")

@@ -343,7 +343,12 @@ def exercise4(what_works) -> None:
         "try grad as jax.grad of f(v).sum(): jax.jacrev runs the pullback under vmap, which needs a batching rule")
     ask(lambda v: jnp.floor(v).astype(jnp.int32), x3, "lambda v: jnp.floor(v).astype(jnp.int32), whose output is int32",
         {"jit": True, "jvp": True, "grad": False, "vmap": True},
-        "grad of f(v).sum() as it is: jax.grad refuses an integer output, and a cast to float32 hides that")
+        "jvp works for an integer output (its tangent is float0, an array JAX gives as NumPy's, with no "
+        ".block_until_ready(): wait with jax.block_until_ready(out)); grad of f(v).sum() as it is: jax.grad refuses an "
+        "integer output, and a cast to float32 hides that")
+    ask(lambda v: v @ v, x3, "lambda v: v @ v at x3, whose result depends on each example's shape", ALL,
+        "vmap over jnp.stack([x, x]): a batch of two examples, each of x's own shape (a concatenation gives one long "
+        "vector, and f then sees single values)")
     ask(lambda v: jnp.stack([v, v]), jnp.float32(0.5), "lambda v: jnp.stack([v, v]) at a 0-d x (an output of shape (2,))",
         ALL, "grad of f(v).sum() for every x, 0-d too: jax.grad(f) itself needs a scalar output")
     ask(jnp.sin, jnp.float16(1.0), "jnp.sin at jnp.float16(1.0), a 0-d float16 x", ALL,

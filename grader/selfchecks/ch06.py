@@ -289,3 +289,8 @@ def exercise3(permute_abstract_eval, permute, permute_p) -> None:
     perm_params(permute, (2, 3, 4), given)
     checks.equal(given, [-1, 0, 1], what="the caller's list [-1, 0, 1] after permute(x, it)",
                  hint="build a new tuple: do not change the list the caller passed")
+    array = np.array([2, -3, 1], np.int64)
+    perm_params(permute, (2, 3, 4), array)
+    checks.equal(array.tolist(), [2, -3, 1], what="the caller's int64 NumPy array [2, -3, 1] after permute(x, it)",
+                 hint="build a new tuple: np.asarray(perm) of an int64 array is that array itself, so writing into it "
+                      "changes the caller's")

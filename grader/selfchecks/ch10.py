@@ -270,7 +270,8 @@ def exercise3(Norm, norm) -> None:
                lambda: jaxpr_of(jax.vmap(lambda v: norm(v, 0), in_axes=1), X), hint, "")
     checks.equal(norms_and_sqrt(text), (1, False),
                  what="(Norm equations, a sqrt outside them) in the jaxpr of vmap(lambda v: norm(v, 0), in_axes=1)",
-                 hint="apply a new Norm in the batch rule: vmap_rule over expand, or jax.numpy, leaves the sqrt and no Norm")
+                 hint="apply one new Norm to the whole batched array in the batch rule: vmap_rule over expand, or "
+                      "jax.numpy, leaves the sqrt and no Norm; a loop over examples leaves one Norm per example")
     Z = X[:, 0, :].at[1].set(0.0)
     label = "grad of sum(vmap(norm)(Z)), Z of shape (4, 5) whose row 1 is all zeros"
     checks.close(run(label, lambda: jax.grad(lambda M: jnp.sum(jax.vmap(norm)(M)))(Z), hint),

@@ -138,3 +138,11 @@ WRONG['ex3_answer'] += [
     W('m', 'no extern "C": finds the function by its mangled name _Z4cubed, not by cube as the text asks',
       "def make_cube():\n    lib = grader.build(code='double cube(double x) { return x * x * x; }', name='cube_cpp')\n    return lib.function('_Z4cubed', argtypes=[ctypes.c_double], restype=ctypes.c_double)\n"),
 ]
+
+
+# A third fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex2_answer'] += [
+    W('c', 'divides by 1/factor: fails (ZeroDivisionError) for factor 0, rounding elsewhere',
+      'def make_scaled(factor):\n    return jax.jit(lambda x: x / (1.0 / factor))\n'),
+]

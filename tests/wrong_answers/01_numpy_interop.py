@@ -538,3 +538,11 @@ WRONG['ex2_answer'] += [
     W('f', 'stages through one reusable host buffer per shape/dtype: device_put aliases it when aligned, so a later call changes an earlier result',
       '_staging = {}\n\ndef frozen_put(x):\n    key = (x.shape, x.dtype.str)\n    if key not in _staging:\n        raw = np.empty(x.nbytes + 64, dtype=np.uint8)\n        start = (-address(raw)) % 64\n        _staging[key] = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n    buf = _staging[key]\n    buf[...] = x\n    return jax.device_put(buf)\n'),
 ]
+
+
+# A third fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex3_answer'] += [
+    W('m', 'dedupes within one call: the same jax.Array at two leaves gets one shared copy, not one of its own',
+      'def to_host_tree(tree):\n    seen = {}\n    def convert(leaf):\n        if not isinstance(leaf, jax.Array):\n            return leaf\n        if id(leaf) not in seen:\n            data = jax.random.key_data(leaf) if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key) else leaf\n            seen[id(leaf)] = np.array(data)\n        return seen[id(leaf)]\n    return jax.tree.map(convert, tree)\n'),
+]

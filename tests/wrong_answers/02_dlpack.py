@@ -616,3 +616,19 @@ RIGHT.setdefault('ex3_answer', []).extend([
     R('skips the C++ call when host is empty (nothing to scale): zero calls instead of one',
       "def scale_and_view(host, factor):\n    if not (isinstance(host, np.ndarray) and host.dtype == np.dtype(np.float32)\n            and host.flags.c_contiguous and host.flags.writeable):\n        raise ValueError('host must be a writeable, C-contiguous float32 array')\n    if host.size:\n        scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n"),
 ])
+
+
+# A third fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex3_answer'] += [
+    W('d', 'C++ scales an aligned scratch copy, then NumPy copies the result back into host',
+      'def scale_and_view(host, factor):\n    if host.dtype != np.dtype(np.float32) or not host.flags.c_contiguous or not host.flags.writeable:\n        raise ValueError("need a writeable C-contiguous native float32 array")\n    if host.size == 0:\n        return jnp.zeros(host.shape, jnp.float32)\n    scratch = aligned_empty(host.shape)\n    scratch[...] = host\n    scale_f32(address(scratch), scratch.size, factor)\n    host[...] = scratch\n    return jax.dlpack.from_dlpack(host)\n'),
+]
+WRONG['ex1_answer'] += [
+    W('m', 'fallback: JAX makes the copy and host is np.from_dlpack(j), a read-only view: a write to host is impossible',
+      'def share_with_jax(x):\n    dt = jax.dtypes.canonicalize_dtype(x.dtype)\n    if x.size > 0 and np.dtype(dt) == x.dtype:\n        try:\n            return x, jax.dlpack.from_dlpack(x, copy=False)\n        except (ValueError, jax.errors.JaxRuntimeError):\n            pass\n    j = jnp.array(np.ascontiguousarray(x), dtype=dt).block_until_ready()\n    return np.from_dlpack(j), j\n'),
+]
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('an empty host gets one scale_f32 call of 0 elements, which it does not need and which changes nothing',
+      'def scale_and_view(host, factor):\n    if host.dtype != np.dtype(np.float32) or not host.flags.c_contiguous or not host.flags.writeable:\n        raise ValueError("need a writeable C-contiguous native float32 array")\n    scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n'),
+])

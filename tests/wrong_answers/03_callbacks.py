@@ -679,3 +679,11 @@ RIGHT.setdefault('ex3_answer', []).extend([
 WRONG['ex1_answer'] += [
     W('m', 'returns a copy of x (jnp.array(x)), not x itself as the text asks', 'def tap(x, sink):\n    jax.debug.callback(lambda v: sink.append(np.asarray(v)), x)\n    return jnp.array(x)\n'),
 ]
+
+
+# A third fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex2_answer', []).extend([
+    R('the fori_loop runs eagerly, not under jax.jit: JAX still compiles the whole loop, its callback inside',
+      'def run_logged(step, x0, n):\n    log = []\n\n    def record(state):\n        log.append(np.array(state))\n\n    def body(i, state):\n        state = step(state)\n        io_callback(record, None, state, ordered=True)\n        return state\n\n    final = jax.lax.fori_loop(0, n, body, jnp.asarray(x0))\n    jax.effects_barrier()\n    return final, log\n'),
+])

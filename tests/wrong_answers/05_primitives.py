@@ -1011,3 +1011,16 @@ WRONG['ex4_answer'] += [
       '            works[name] = False\n'
       '    return works\n'),
 ]
+
+
+# A third fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex4_answer'] += [
+    W('c', 'batch built with jnp.concatenate of atleast_1d(x) twice: a (2n,) vector, so vmap maps f over single values, not over copies of x',
+      'def what_works(f, x):\n    def returns(call):\n        try:\n            jax.block_until_ready(call())\n            return True\n        except Exception:\n            return False\n    return {\n        "jit": returns(lambda: jax.jit(f)(x)),\n        "jvp": returns(lambda: jax.jvp(f, (x,), (jnp.ones_like(x),))),\n        "grad": returns(lambda: jax.grad(lambda v: f(v).sum())(x)),\n        "vmap": returns(lambda: jax.vmap(f)(jnp.concatenate([jnp.atleast_1d(x), jnp.atleast_1d(x)]))),\n    }\n'),
+]
+
+WRONG['ex4_answer'] += [
+    W('m', 'waits on each leaf with its .block_until_ready(): a float0 tangent (an integer output) has none, so its jvp is reported as failing',
+      'def _works(thunk):\n    try:\n        out = thunk()\n        for leaf in jax.tree_util.tree_leaves(out):\n            leaf.block_until_ready()\n    except BaseException as err:\n        if isinstance(err, (KeyboardInterrupt, SystemExit)):\n            raise\n        return False\n    return True\n\ndef what_works(f, x):\n    x = jnp.asarray(x)\n    batch = jnp.broadcast_to(x, (2,) + x.shape)\n    tangent = jnp.ones(x.shape, x.dtype)\n    result = dict()\n    result["jit"] = _works(lambda: jax.jit(f).lower(x).compile()(x))\n    result["jvp"] = _works(lambda: jax.jvp(f, (x,), (tangent,)))\n    result["grad"] = _works(lambda: jax.grad(lambda v: f(v).sum())(x))\n    result["vmap"] = _works(lambda: jax.vmap(f)(batch))\n    return {k: bool(v) for k, v in result.items()}\n'),
+]

@@ -1249,3 +1249,11 @@ def permute(x, perm):
 
 for _cell, _answers in _NEW.items():
     WRONG[_cell] += _answers
+
+
+# A third fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex3_answer'] += [
+    W('f', "wrapper rewrites the caller's NumPy array in place (np.asarray makes no copy)",
+      'def permute_abstract_eval(x, *, perm):\n    if len(perm) != x.ndim or sorted(perm) != list(range(x.ndim)):\n        raise ValueError(f"permute: {perm} is not a permutation of the {x.ndim} axes")\n    return ShapedArray(tuple(x.shape[p] for p in perm), x.dtype)\n\n\ndef permute(x, perm):\n    perm = np.asarray(perm, dtype=np.int64).reshape(-1)\n    perm[perm < 0] += jnp.ndim(x)           # no copy when perm already is an int64 NumPy array\n    return permute_p.bind(x, perm=tuple(int(p) for p in perm))\n\n\n# Given: a primitive with an abstract evaluation rule and nothing else.\npermute_p = Primitive("permute")\n_ = permute_p.def_abstract_eval(permute_abstract_eval)   # it returns the rule; nothing to display\n'),
+]

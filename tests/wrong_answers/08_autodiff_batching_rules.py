@@ -1007,3 +1007,11 @@ RIGHT.setdefault('ex1_answer', []).extend([
     R('JVP tangent with jnp.sum, not the primitive (the text asks only that jvp, linear_transpose and vmap run the rules)',
       'forget_rules(custom_reduce_sum_p)   # start from scratch, so this cell can be run again\n\ndef reduce_sum_jvp(primals, tangents, *, axes):\n    (x,), (x_dot,) = primals, tangents\n    y = custom_reduce_sum_p.bind(x, axes=axes)\n    if type(x_dot) is ad.Zero:\n        return y, ad.Zero(jax.typeof(y).to_tangent_aval())\n    return y, jnp.sum(x_dot, axis=axes)\n\ndef reduce_sum_transpose(ct, x, *, axes):\n    if type(ct) is ad.Zero:\n        return (ad.Zero(x.aval.to_tangent_aval()),)\n    return (jnp.broadcast_to(jnp.expand_dims(ct, axes), x.aval.shape),)\n\ndef reduce_sum_batch(batched_args, batch_dims, *, axes):\n    (x,), (bd,) = batched_args, batch_dims\n    x = jnp.moveaxis(x, bd, 0)\n    return custom_reduce_sum_p.bind(x, axes=tuple(a + 1 for a in axes)), 0\n\nad.primitive_jvps[custom_reduce_sum_p] = reduce_sum_jvp\nad.primitive_transposes[custom_reduce_sum_p] = reduce_sum_transpose\nbatching.primitive_batchers[custom_reduce_sum_p] = reduce_sum_batch\n'),
 ])
+
+
+# A third fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex2_answer', []).extend([
+    R("the symbolic zeros take x's own aval: for a floating x (the only kind sincos takes) that is the outputs' tangent type",
+      'def sincos_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    s, c = sincos(x)\n    if type(x_dot) is ad.Zero:\n        z = ad.Zero(jax.typeof(x))\n        return (s, c), (z, z)\n    return (s, c), (c * x_dot, -s * x_dot)\n\nad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+])

@@ -1909,3 +1909,11 @@ RIGHT.setdefault('ex1_answer', []).extend([
     R("zeros of scale's shape as its cotangent, which the text allows beside None",
       'class FakeQuant(HiPrim):\n    """x rounded to the grid scale * k, for an integer k from -levels to levels."""\n    def __init__(self, x_aval, scale_aval, levels):\n        self.in_avals = (x_aval, scale_aval)\n        self.out_aval = x_aval\n        self.params = dict(levels=levels)\n        super().__init__()\n\n    def expand(self, x, scale):\n        return scale * jnp.clip(jnp.round(x / scale), -self.levels, self.levels)\n\n    def vjp_fwd(self, nzs_in, x, scale):\n        return self(x, scale), (jnp.abs(x) <= self.levels * scale, jnp.zeros_like(scale))\n\n    def vjp_bwd_retval(self, res, g):\n        inside, scale_zero = res\n        return (jnp.where(inside, g, 0), scale_zero)\n\ndef fake_quant(x, scale, levels=7):\n    return FakeQuant(jax.typeof(x), jax.typeof(scale), levels)(x, scale)\n'),
 ])
+
+
+# A third fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex3_answer'] += [
+    W('m', 'one Norm per example (a loop over the batch, stacked): the text asks for one Norm applied to the whole batched array',
+      'class Norm(HiPrim):\n    """The Euclidean norm of x along a static axis; its gradient at an all-zero vector is 0."""\n    def __init__(self, x_aval, axis):\n        self.in_avals, self.params = (x_aval,), dict(axis=axis)\n        self.out_aval = ShapedArray(x_aval.shape[:axis] + x_aval.shape[axis + 1:], x_aval.dtype)\n        super().__init__()\n\n    def expand(self, x):\n        return jnp.sqrt(jnp.sum(x * x, axis=self.axis))\n\n    def vjp_fwd(self, nzs_in, x):\n        n = self(x)\n        return n, (x, n)\n\n    def vjp_bwd_retval(self, res, g):\n        x, n = res\n        n, g = jnp.expand_dims(n, self.axis), jnp.expand_dims(g, self.axis)\n        return (jnp.where(n > 0, x / jnp.where(n > 0, n, 1), 0) * g,)   # 0 at an all-zero vector\n\n    def batch(self, axis_data, args, dims):\n        (x,), (d,) = args, dims\n        rows = [jax.lax.index_in_dim(x, i, d, keepdims=False) for i in range(axis_data.size)]\n        return jnp.stack([Norm(jax.typeof(r), self.axis)(r) for r in rows]), 0\n\ndef norm(x, axis=-1):\n    return Norm(jax.typeof(x), axis % jnp.ndim(x))(x)\n'),
+]
