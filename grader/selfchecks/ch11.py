@@ -234,10 +234,13 @@ def held_call(row_minmax, rows: int = 2048, n: int = 256, limit_s: float = 3.0) 
         stall["release_stall"]()
         worker.join()
         stall["unguard"]()
-    got = lo_hi(result.get("pair"))
-    same = lambda pair, x: pair is not None and np.array_equal(pair[0], x.min(-1)) and np.array_equal(pair[1], x.max(-1))
     del held
-    return {"held call right": same(got, held_x), "other call right": same(second, other_x), "held": was_held}
+
+    def own(pair, x):
+        return pair is not None and np.array_equal(pair[0], x.min(-1)) and np.array_equal(pair[1], x.max(-1))
+
+    return {"held call right": own(lo_hi(result.get("pair")), held_x), "other call right": own(second, other_x),
+            "held": was_held}
 
 
 def in_place_calls(row_minmax, steps: int = 4, shape=(4, 6)) -> list[int]:
