@@ -206,10 +206,14 @@ def exercise1(standardize_rows) -> None:
                  standardized(far), **STD_TOL, what="standardize_rows of 8 rows of 4096 values 100 + N(0, 1)",
                  hint="mean(x**2) - mean(x)**2 loses every digit when the mean is far from 0: compute the mean first, "
                       "then sum the squares of x - mean")
-    flat = np.full((3, 37), 7.0, np.float32)
+    flat = np.repeat(np.array([[7.0], [0.7], [100.3]], np.float32), 1000, axis=1)
     checks.close(value("standardize_rows of rows of equal values", lambda: standardize_rows(jnp.asarray(flat))),
-                 np.zeros((3, 37), np.float32), **STD_TOL, what="standardize_rows of 3 rows of 37 sevens",
-                 hint="a row of equal values has variance 0 and gives zeros: (x - mean) is 0")
+                 np.zeros((3, 1000), np.float32), **STD_TOL, what="standardize_rows of 3 rows of 1000 equal values (7, 0.7, 100.3)",
+                 hint="a row of equal values has variance 0 and gives zeros, but the float sum of 1000 copies of 0.7 is not "
+                      "1000 * 0.7: sum x - x[0], exactly 0 there, and take x[0] + that sum / n as the mean")
+    empty = value("standardize_rows of a (3, 0) array (rows of length 0)", lambda: standardize_rows(jnp.zeros((3, 0), jnp.float32)),
+                  hint="any row length, 0 included: no division by the row length in Python (the handler can return at once)")
+    checks.equal(None if empty is None else tuple(empty.shape), (3, 0), what="the shape of standardize_rows of a (3, 0) array")
     one_row = np.random.default_rng(14).standard_normal(37).astype(np.float32)
     checks.close(value("standardize_rows of a 1-D array of 37", lambda: standardize_rows(jnp.asarray(one_row)),
                        hint="a 1-D x is one row: bind ffi::Buffer<ffi::F32> (any rank), not a BufferR2"),
