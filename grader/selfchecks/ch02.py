@@ -100,7 +100,7 @@ def check_share(share_with_jax, x, label, keeps_x):
                      hint="allocate the copy with aligned_empty")
         writeable = x.flags.writeable or not keeps_x  # host is x itself, or a copy of one's own
         wrote = writes(host, 1) if writeable else True
-        checks.equal(wrote, True, what=f"{label}: writing 1 into host's first value",
+        checks.equal(wrote, True, what=f"{label}: writing 1 into host's first value: True when it works, else what it raised",
                      hint="a copy is a NumPy array of your own, writeable: aligned_empty(...) filled with x's values")
         if writeable:
             checks.close(j[_first(j)], 1, dtype=False, what=f"{label}: j's first value after writing 1 into host (j should share host's memory)",
@@ -267,7 +267,7 @@ def check_twin(writeable_twin, make, label, written=1):
     checks.close(np.asarray(host), np.asarray(y), what=f"{label}: host",
                  hint="allocate host with aligned_empty(y.shape, y.dtype) and copy y's values in unchanged")
     if y.size:  # an empty array has nothing to write into
-        checks.equal(writes(host, written), True, what=f"{label}: whether writing {written} into host's first element works",
+        checks.equal(writes(host, written), True, what=f"{label}: writing {written} into host's first element: True when it works, else what it raised",
                      hint="host must be writeable, and a NumPy view of a JAX array is always read-only: "
                           "let NumPy own the memory and import it into JAX")
         checks.close(j[_first(j)], np.array(written).astype(y.dtype), dtype=False,
