@@ -103,6 +103,11 @@ def exercise1(unit_rows) -> None:
     checks.close(value("unit_rows of the (4, 1) array [[2], [-3], [0.5], [4]]", lambda: unit_rows(col)),
                  np.array([[1.0], [-1.0], [1.0], [1.0]], np.float32), what="unit_rows of the (4, 1) array [[2], [-3], [0.5], [4]]",
                  hint="each row there holds one number, so each becomes 1 or -1: divide every row by its own norm, and keep every axis")
+    tiny = jnp.array([[3e-10, 4e-10], [3e9, -4e9]])
+    checks.close(value("unit_rows of [[3e-10, 4e-10], [3e9, -4e9]]", lambda: unit_rows(tiny)),
+                 np.array([[0.6, 0.8], [0.6, -0.8]], np.float32),
+                 what="unit_rows of [[3e-10, 4e-10], [3e9, -4e9]], magnitudes at the ends of the stated range",
+                 hint="divide by the norm as it is: an eps added to it, or a floor under it, is felt by rows of size 1e-10")
     m = jnp.arange(1.0, 13.0).reshape(4, 3)
     checks.close(value("unit_rows of a (2, 2, 3) array", lambda: unit_rows(m.reshape(2, 2, 3))),
                  _unit(np.asarray(m)).reshape(2, 2, 3), what="unit_rows of m.reshape(2, 2, 3) (no vmap)",

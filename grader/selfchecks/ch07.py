@@ -181,6 +181,12 @@ def exercise1(clip_p) -> None:
                  np.array([1, 1, 1, 1], np.int32),
                  what="jit of clip_p.bind([0, 2, 4, 6], lo=3, hi=1): lo above hi (hi everywhere, as jnp.clip)",
                  hint="pass lo and hi to hlo.clamp as they are: no min/max to reorder them")
+    mixed = run("clip_p.bind(jnp.arange(5), lo=0.5, hi=3.0), an int32 x with float bounds",
+                lambda: clip_p.bind(jnp.arange(5, dtype=jnp.int32), lo=0.5, hi=3.0))
+    checks.equal(None if mixed is None else [str(mixed.dtype), np.asarray(mixed).tolist()], ["int32", [0, 1, 2, 3, 3]],
+                 what="clip_p.bind(jnp.arange(5), lo=0.5, hi=3.0): [its dtype, its values] (bounds made int32: 0 and 3)",
+                 hint="the result keeps x's dtype, in the abstract evaluation too (no result_type with the bounds), and "
+                      "each bound becomes a constant of x's dtype: np.array(0.5, np.int32) is 0")
     big = jnp.array([16777210, 16777219, -5], jnp.int32)
     checks.close(run("clip_p.bind(int32 [16777210, 16777219, -5], lo=0, hi=16777217)",
                      lambda: clip_p.bind(big, lo=0, hi=16777217)),

@@ -925,3 +925,11 @@ WRONG['ex2_answer'] += [
     W('d', 'eager calls bypass pure_callback: SciPy runs directly on a concrete x, through the callback only when traced',
       "def _scipy_cb(fn, x, method='expand_dims'):\n    def host(a):\n        a = np.asarray(a)\n        return np.asarray(fn(a)).astype(a.dtype)\n    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method=method)\n\n@jax.custom_jvp\ndef digamma_cb(x):\n    return _scipy_cb(scipy.special.digamma, x)\n\n@digamma_cb.defjvp\ndef digamma_cb_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return digamma_cb(x), _scipy_cb(lambda a: scipy.special.polygamma(1, a), x) * x_dot\n\n@jax.custom_jvp\ndef gammaln_cb(x):\n    if not isinstance(x, jax.core.Tracer):\n        a = np.asarray(x)\n        return jnp.asarray(scipy.special.gammaln(a).astype(a.dtype))\n    return _scipy_cb(scipy.special.gammaln, x)\n\n@gammaln_cb.defjvp\ndef gammaln_cb_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return gammaln_cb(x), digamma_cb(x) * x_dot\n"),
 ]
+
+
+# A fourth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('c', 'the norm plus 1e-6: a row of size 1e-10 (inside the stated range) comes out 1e4 times too small',
+      'def _unit_rows_host(a):\n    a = np.asarray(a)\n    return (a / (np.linalg.norm(a, axis=-1, keepdims=True) + 1e-6)).astype(np.float32)\n\ndef unit_rows(x):\n    return jax.pure_callback(_unit_rows_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x,\n                             vmap_method="expand_dims")\n'),
+]

@@ -1,6 +1,6 @@
 """Wrong answers for 06_custom_primitive (see tests/wrong_answers/__init__.py)."""
 
-from wrong_answers import W
+from wrong_answers import R, W
 
 APPLIES = {'ex1_answer': 'bcdgm', 'ex2_answer': 'cgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
 
@@ -1257,3 +1257,12 @@ WRONG['ex3_answer'] += [
     W('f', "wrapper rewrites the caller's NumPy array in place (np.asarray makes no copy)",
       'def permute_abstract_eval(x, *, perm):\n    if len(perm) != x.ndim or sorted(perm) != list(range(x.ndim)):\n        raise ValueError(f"permute: {perm} is not a permutation of the {x.ndim} axes")\n    return ShapedArray(tuple(x.shape[p] for p in perm), x.dtype)\n\n\ndef permute(x, perm):\n    perm = np.asarray(perm, dtype=np.int64).reshape(-1)\n    perm[perm < 0] += jnp.ndim(x)           # no copy when perm already is an int64 NumPy array\n    return permute_p.bind(x, perm=tuple(int(p) for p in perm))\n\n\n# Given: a primitive with an abstract evaluation rule and nothing else.\npermute_p = Primitive("permute")\n_ = permute_p.def_abstract_eval(permute_abstract_eval)   # it returns the rule; nothing to display\n'),
 ]
+
+
+# A fourth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT = {}
+RIGHT.setdefault('ex2_answer', []).extend([
+    R('the rule returns a tuple of the two ShapedArrays, which the text allows (a list or tuple)',
+      'def max_argmax_abstract_eval(x):\n    if x.ndim == 0:\n        raise TypeError("max_argmax needs at least one axis")\n    if x.shape[-1] == 0:\n        raise ValueError("max_argmax needs a non-empty last axis")\n    return (ShapedArray(x.shape[:-1], x.dtype), ShapedArray(x.shape[:-1], jnp.int32))\n\n\n# Given: the computation, the primitive (with your line) and its rules, and the wrapper.\ndef _max_argmax_math(x):\n    return jnp.max(x, axis=-1), jnp.argmax(x, axis=-1).astype(jnp.int32)\n\n\nmax_argmax_p = Primitive("max_argmax")\nmax_argmax_p.multiple_results = True\nmax_argmax_p.def_impl(_max_argmax_math)\nmax_argmax_p.def_abstract_eval(max_argmax_abstract_eval)\nmlir.register_lowering(max_argmax_p, mlir.lower_fun(_max_argmax_math, multiple_results=True))\n\n\ndef max_argmax(x):\n    return tuple(max_argmax_p.bind(x))\n'),
+])

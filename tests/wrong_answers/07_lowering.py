@@ -483,3 +483,11 @@ WRONG['ex2_answer'] += [
     W('m', 'impl upcasts half-precision to float32 around the lowering: the traced impl holds converts',
       'round_afz_p = elementwise_primitive("round_afz")\nmlir.register_lowering(round_afz_p, lambda ctx, x: [hlo.round_nearest_afz(x)])\n\n\ndef round_afz_impl(x):\n    return xla.apply_primitive(round_afz_p, x.astype(jnp.float32)).astype(x.dtype)\n\n\nround_afz_p.def_impl(round_afz_impl)\n'),
 ]
+
+
+# A fourth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('c', 'the abstract evaluation takes result_type(x, lo, hi): an int32 x with a float bound is declared float32 while the lowering gives int32',
+      'clip_p = Primitive("clip")\nclip_p.def_abstract_eval(lambda x, *, lo, hi: ShapedArray(x.shape, jnp.result_type(x.dtype, lo, hi)))\n\n\ndef _clip_lowering(ctx, operand, *, lo, hi):\n    dtype = ctx.avals_in[0].dtype\n    lo_c = mlir.ir_constant(np.array(lo, dtype))\n    hi_c = mlir.ir_constant(np.array(hi, dtype))\n    return [hlo.clamp(lo_c, operand, hi_c)]\n\n\nmlir.register_lowering(clip_p, _clip_lowering)\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+]
