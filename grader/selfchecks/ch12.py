@@ -784,7 +784,10 @@ def exercise3(l2_normalize) -> None:
     checks.equal({k: gift.get(k) for k in ("w deleted", "moved by")}, {"w deleted": True, "moved by": 0},
                  what="whether the donated w was deleted, and how far the gradient lies from w's old address",
                  hint="ct_x written into ct_y's buffer, which is the donated w")
+    big_x = jnp.asarray(np.random.default_rng(31).standard_normal((4096, 256), dtype=np.float32))
+    big_w = jnp.cos(jnp.arange(4096 * 256, dtype=jnp.float32)).reshape(4096, 256)
     checks.equal(value("the tasks l2_normalize's handlers hand to XLA's pool",
-                       lambda: tasks_scheduled(lambda: grad(jnp.asarray(x), jnp.asarray(w)))), 0,
-                 what="how many tasks the handlers of jit(grad(...)) handed to XLA's thread pool",
-                 hint="these kernels run on the calling thread: no pool.Schedule")
+                       lambda: tasks_scheduled(lambda: (grad(big_x, big_w), jax.jit(l2_normalize)(big_x)))), 0,
+                 what="how many tasks the handlers of jit(grad(...)) and jit(l2_normalize) handed to XLA's thread pool, "
+                      "on 4096 rows of 256",
+                 hint="these kernels run on the calling thread: no .Ctx<ffi::ThreadPool>(), no pool.Schedule")
