@@ -415,6 +415,11 @@ def exercise3(abs_p) -> None:
     for platform in ("tpu", "cuda", "rocm"):
         checks.equal(abs_platform_ops(abs_p, x3, (platform,)), GENERIC_ABS_OPS, what=f"StableHLO ops lowered for {platform!r}",
                      hint="the generic rule (no platform=) is mlir.lower_fun of the jnp.where expression; only 'cpu' gets hlo.abs")
+    ints = jnp.array([-2, 0, 5], jnp.int32)
+    checks.equal(abs_platform_ops(abs_p, ints, ("cuda",)), GENERIC_ABS_OPS,
+                 what="StableHLO ops lowered for 'cuda' on the int32 [-2, 0, 5]",
+                 hint="exactly jnp.where(v < 0, -v, v): an integer 0, so an int32 x needs no conversion (a float 0.0 "
+                      "adds converts)")
     both = abs_platform_ops(abs_p, x3, ("cpu", "tpu"))
     checks.equal([op for op in ("stablehlo.abs", "stablehlo.case", "stablehlo.select") if op in both],
                  ["stablehlo.abs", "stablehlo.case", "stablehlo.select"],

@@ -491,3 +491,11 @@ WRONG['ex1_answer'] += [
     W('c', 'the abstract evaluation takes result_type(x, lo, hi): an int32 x with a float bound is declared float32 while the lowering gives int32',
       'clip_p = Primitive("clip")\nclip_p.def_abstract_eval(lambda x, *, lo, hi: ShapedArray(x.shape, jnp.result_type(x.dtype, lo, hi)))\n\n\ndef _clip_lowering(ctx, operand, *, lo, hi):\n    dtype = ctx.avals_in[0].dtype\n    lo_c = mlir.ir_constant(np.array(lo, dtype))\n    hi_c = mlir.ir_constant(np.array(hi, dtype))\n    return [hlo.clamp(lo_c, operand, hi_c)]\n\n\nmlir.register_lowering(clip_p, _clip_lowering)\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
 ]
+
+
+# A fifth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex3_answer'] += [
+    W('m', 'the generic rule compares with the float 0.0, not the 0 of the text: an int32 x lowers with converts',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0.0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+]
