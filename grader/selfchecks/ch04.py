@@ -90,6 +90,21 @@ def _unit(a: np.ndarray) -> np.ndarray:
     return a / np.linalg.norm(a, axis=-1, keepdims=True)
 
 
+def same_array_again(run: Callable[[], Any], first: np.ndarray, second: np.ndarray, what: str) -> Any:
+    """The host function `run()` hands to jax.pure_callback, called twice on one NumPy array whose values change in
+    place between the calls, from `first` to `second` (the same object, shape and sum): what it returned the second
+    time, as NumPy arrays, or None after a failed check. A result kept by id, shape or sum comes back stale."""
+    hosts = checks.runs(plain_errors(lambda: watch.host_functions(run)), what=f"{what}, its host function watched")
+    if not hosts:
+        return None
+    array = np.array(first, copy=True)
+    if checks.runs(lambda: hosts[0](array), what=f"the host function of {what}, called on a NumPy array") is None:
+        return None
+    array[...] = second
+    return checks.runs(lambda: jax.tree.map(np.array, hosts[0](array)),
+                       what=f"the host function of {what}, called again on that array with new values")
+
+
 NO_VMAP = "a pure_callback without a vmap_method cannot be vmapped: which vmap_method hands the host function the whole batch?"
 
 
@@ -134,6 +149,13 @@ def exercise1(unit_rows) -> None:
     checks.close(value("vmap(vmap(unit_rows)) over a (2, 2, 3) array", lambda: jax.vmap(jax.vmap(unit_rows))(m.reshape(2, 2, 3)),
                        hint="inside a vmap the host function receives the batch too: read shapes from its argument, not from x"),
                  _unit(np.asarray(m)).reshape(2, 2, 3), what="vmap(vmap(unit_rows)) over a (2, 2, 3) array")
+    again = same_array_again(lambda: jax.jit(unit_rows)(v), np.array([[3.0, 4.0], [1.0, 0.0]], np.float32),
+                             np.array([[4.0, 3.0], [0.0, 1.0]], np.float32), "jax.jit(unit_rows)([3, 4])")
+    checks.close(again, np.array([[0.8, 0.6], [0.0, 1.0]], np.float32),
+                 what="unit_rows's host function on one array holding [[3, 4], [1, 0]], then [[4, 3], [0, 1]] (same object, "
+                      "shape and sums)",
+                 hint="compute from the values the host function receives on every call: a result kept by id, shape or "
+                      "sum is stale when the values change")
     checks.close(value("jit(unit_rows)([0, 2]) after jit(unit_rows)([3, 4])", lambda: jax.jit(unit_rows)(jnp.array([0.0, 2.0]))),
                  np.array([0.0, 1.0], np.float32), what="jit(unit_rows)([0, 2]), a second call with the shape of [3, 4]",
                  hint="compute from the values the host function receives on every call: no result kept from an earlier call")
@@ -354,6 +376,13 @@ def exercise3(row_moments) -> None:
                  hint=every_x)
     checks.close(single[1], np.float32(1000.0 + 26.0 / 3.0), hint=every_x,
                  what="the variance of the single row [2, 4, 9] while the C function adds 1000 to it")
+    first = np.array([[1.0, 2.0, 3.0, 6.0], [2.0, 2.0, 2.0, 2.0]], np.float32)
+    again = same_array_again(lambda: jax.jit(row_moments)(m), first, first[::-1], "jax.jit(row_moments)(m)")
+    checks.close(again, (first[::-1].mean(-1), first[::-1].var(-1)),
+                 what="row_moments's host function on one array holding m, then m with its rows swapped (same object, "
+                      "shape and sum): (mean, var)",
+                 hint="call the C function on the values the host function receives, every call: a result kept by id, "
+                      "shape or sum is stale when the values change")
     got = moments("row_moments of 2 * m + 1, after row_moments(m)", lambda: row_moments(2 * m + 1))
     checks.close(got[0], 2 * np.asarray(m).mean(-1) + 1, what="the means of 2 * m + 1, a second call with m's shape",
                  hint="compute from the values the host function receives on every call: no result kept by shape")
