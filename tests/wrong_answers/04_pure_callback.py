@@ -933,3 +933,19 @@ WRONG['ex1_answer'] += [
     W('c', 'the norm plus 1e-6: a row of size 1e-10 (inside the stated range) comes out 1e4 times too small',
       'def _unit_rows_host(a):\n    a = np.asarray(a)\n    return (a / (np.linalg.norm(a, axis=-1, keepdims=True) + 1e-6)).astype(np.float32)\n\ndef unit_rows(x):\n    return jax.pure_callback(_unit_rows_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x,\n                             vmap_method="expand_dims")\n'),
 ]
+
+
+# A fifth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('f', 'caches results keyed by id() of the array received: CPython reuses ids, so a later call gets a stale result',
+      '_bl6_idc = {}\n\ndef unit_rows(x):\n    def host(v):\n        k = (id(v), v.shape)\n        if k not in _bl6_idc:\n            a = np.asarray(v)\n            _bl6_idc[k] = (a / np.linalg.norm(a, axis=-1, keepdims=True)).astype(a.dtype)\n        return _bl6_idc[k]\n    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+]
+WRONG['ex1_answer'] += [
+    W('f', "caches results keyed by (shape, sum of values): [3, 4] then [4, 3] returns the first call's rows",
+      '_bl6_sumc = {}\n\ndef unit_rows(x):\n    def host(v):\n        a = np.asarray(v)\n        k = (a.shape, float(a.sum()))\n        if k not in _bl6_sumc:\n            _bl6_sumc[k] = (a / np.linalg.norm(a, axis=-1, keepdims=True)).astype(a.dtype)\n        return _bl6_sumc[k]\n    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+]
+WRONG['ex3_answer'] += [
+    W('f', "caches the C function's results keyed by id() of the array received: stale when CPython reuses the id",
+      '_bl6_moments = kernels.function("pcb_row_moments_f32", argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)\n_bl6_rm_idc = {}\n\ndef row_moments(x):\n    def host(v):\n        k = (id(v), v.shape)\n        if k not in _bl6_rm_idc:\n            a = np.ascontiguousarray(v, dtype=np.float32)\n            n = a.shape[-1]\n            mean = np.empty(a.shape[:-1], np.float32)\n            var = np.empty(a.shape[:-1], np.float32)\n            _bl6_moments(a, a.size // n, n, mean, var)\n            _bl6_rm_idc[k] = (mean, var)\n        return _bl6_rm_idc[k]\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
+]
