@@ -350,16 +350,20 @@ def traces_a_function(rule) -> bool:
 
 def runs_lax_abs_rule(rule) -> bool:
     """Whether lowering with `rule` runs lax's own lowering rule for abs, however it is reached (a function of the
-    answer's own that calls it, a rule kept in a variable): the start of lax's rule is watched while a new primitive
+    answer's own that calls it, a rule kept in a variable), or the helper that rule calls, lax's `_nary_lower_hlo`
+    (with hlo.abs bound in, it is lax's rule for real numbers): the starts of both are watched while a new primitive
     with that rule lowers."""
+    from jax._src.lax import lax as lax_internals
+
     lax_rule = mlir._lowerings[jax.lax.abs_p].rule
+    helper = lax_internals._nary_lower_hlo
     started = []
 
     def on_call(caller, fn):
-        if caller is None and fn is lax_rule:
+        if caller is None and (fn is lax_rule or fn is helper):
             started.append(1)
 
-    with watch.calls(on_call, starts_of=lax_rule):
+    with watch.calls(on_call, starts_of=lax_rule), watch.calls(on_call, starts_of=helper):
         _lowers_probe(rule)
     return bool(started)
 
