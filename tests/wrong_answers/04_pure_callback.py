@@ -949,3 +949,11 @@ WRONG['ex3_answer'] += [
     W('f', "caches the C function's results keyed by id() of the array received: stale when CPython reuses the id",
       '_bl6_moments = kernels.function("pcb_row_moments_f32", argtypes=[f32_buffer, ctypes.c_int64, ctypes.c_int64, f32_buffer, f32_buffer], restype=None)\n_bl6_rm_idc = {}\n\ndef row_moments(x):\n    def host(v):\n        k = (id(v), v.shape)\n        if k not in _bl6_rm_idc:\n            a = np.ascontiguousarray(v, dtype=np.float32)\n            n = a.shape[-1]\n            mean = np.empty(a.shape[:-1], np.float32)\n            var = np.empty(a.shape[:-1], np.float32)\n            _bl6_moments(a, a.size // n, n, mean, var)\n            _bl6_rm_idc[k] = (mean, var)\n        return _bl6_rm_idc[k]\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    return jax.pure_callback(host, (spec, spec), x, vmap_method="expand_dims")\n'),
 ]
+
+
+# A sixth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('the host function returns a dict of mean and var, turned into the tuple outside the callback',
+      'bl7_f32 = np.ctypeslib.ndpointer(dtype=np.float32, flags="C_CONTIGUOUS")\nbl7_moments = kernels.function("pcb_row_moments_f32",\n                               argtypes=[bl7_f32, ctypes.c_int64, ctypes.c_int64, bl7_f32, bl7_f32], restype=None)\n\ndef row_moments(x):\n    def bl7_host(a):\n        a = np.ascontiguousarray(np.asarray(a), dtype=np.float32)\n        out = {"mean": np.empty(a.shape[:-1], np.float32), "var": np.empty(a.shape[:-1], np.float32)}\n        bl7_moments(a, a.size // a.shape[-1], a.shape[-1], out["mean"], out["var"])\n        return out\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    res = jax.pure_callback(bl7_host, {"mean": spec, "var": spec}, x, vmap_method="expand_dims")\n    return (res["mean"], res["var"])\n'),
+])

@@ -499,3 +499,11 @@ WRONG['ex3_answer'] += [
     W('m', 'the generic rule compares with the float 0.0, not the 0 of the text: an int32 x lowers with converts',
       'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0.0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
 ]
+
+
+# A sixth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex3_answer'] += [
+    W('d', "CPU rule is lax's internal helper _nary_lower_hlo with hlo.abs (the body of lax's rule for abs)",
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nfrom jax._src.lax.lax import _nary_lower_hlo as bl7_nary\nmlir.register_lowering(abs_p, partial(bl7_nary, hlo.abs), platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+]
