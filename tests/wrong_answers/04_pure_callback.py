@@ -2,7 +2,7 @@
 
 from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'bcdegm', 'ex2_answer': 'abcdem', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcdefgm', 'ex2_answer': 'abcdem', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [

@@ -2,7 +2,7 @@
 
 from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'bcdgm', 'ex2_answer': 'cgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcdgm', 'ex2_answer': 'cgm', 'ex3_answer': 'bcdfgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
