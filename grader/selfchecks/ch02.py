@@ -381,14 +381,6 @@ def exercise2(writeable_twin) -> None:
 # ---- Exercise 3 ----------------------------------------------------------------------------------------------
 
 
-class _Counts(list):
-    """The element counts of the calls that reached C++, with the data address each call was given (`addresses`)."""
-
-    def __init__(self):
-        super().__init__()
-        self.addresses: list[int | None] = []
-
-
 def _pointer(argument) -> int | None:
     """The address a ctypes argument points at: an int, a c_void_p, a NumPy array (an ndpointer argument)."""
     if isinstance(argument, np.ndarray):
@@ -400,22 +392,21 @@ def _pointer(argument) -> int | None:
 @contextlib.contextmanager
 def counting_cpp(functions):
     """Inside the block, each call of the ctypes functions in `functions` (scale_f32, checked_scale_f32) that reached
-    C++ records its element count in the list yielded, whatever name it was called by (an alias, a default
-    argument): ctypes runs a function's errcheck after every call that ran. A call whose arguments ctypes refused
-    (checked_scale_f32's ndpointer) ran nothing and records nothing."""
-    counts = _Counts()
+    C++ records (its element count, the data address it was given) in the list yielded, whatever name it was called
+    by (an alias, a default argument): ctypes runs a function's errcheck after every call that ran. A call whose
+    arguments ctypes refused (checked_scale_f32's ndpointer) ran nothing and records nothing."""
+    calls: list[tuple[int, int | None]] = []
 
     def count(result, function, arguments):
         n = arguments[1]
-        counts.append(int(getattr(n, "value", n)))  # a Python int, or a ctypes.c_int64
-        counts.addresses.append(_pointer(arguments[0]))
+        calls.append((int(getattr(n, "value", n)), _pointer(arguments[0])))  # n: a Python int, or a ctypes.c_int64
         return result
 
     kept = [getattr(function, "errcheck", None) for function in functions]  # None also for a name rebound to Python code
     for function in functions:
         function.errcheck = count
     try:
-        yield counts
+        yield calls
     finally:
         for function, errcheck in zip(functions, kept):
             if errcheck is None:
@@ -425,14 +416,14 @@ def counting_cpp(functions):
 
 
 def scaled(scale_and_view, functions, host, factor, label):
-    """scale_and_view(host, factor) (None after a failed check saying what it raised), and the element counts
-    scale_f32 was called with."""
-    with counting_cpp(functions) as counts:
+    """scale_and_view(host, factor) (None after a failed check saying what it raised), and the (element count,
+    address) of each call of scale_f32 it made."""
+    with counting_cpp(functions) as calls:
         result = _result(checks.runs(_one(lambda: scale_and_view(host, factor)), what=f"scale_and_view({label})",
                                      hint="refuse only another dtype, a layout that is not C-contiguous or a read-only array; "
                                           "an unaligned host is fine, and jax.dlpack.from_dlpack(host) without copy=False "
                                           "then copies it"))
-    return result, counts
+    return result, calls
 
 
 def check_scaled(scale_and_view, functions, n, factor, label, offset=0, shape=None):
@@ -443,12 +434,12 @@ def check_scaled(scale_and_view, functions, n, factor, label, offset=0, shape=No
     buffer[:] = np.arange(1, n + guard + 1)
     host = buffer[:n].reshape(shape if shape is not None else (n,))
     where = address(host)
-    j, counts = scaled(scale_and_view, functions, host, factor, label)
+    j, calls = scaled(scale_and_view, functions, host, factor, label)
     if n:
-        checks.equal(list(counts), [host.size], what=f"{label}: the element counts scale_f32 was called with",
+        checks.equal([count for count, _ in calls], [host.size], what=f"{label}: the element counts scale_f32 was called with",
                      hint="scale host in place with one call of section 7's scale_f32: scale_f32(address(host), host.size, factor), "
                           "not with NumPy")
-        checks.equal([a - where if a is not None else None for a in counts.addresses], [0],
+        checks.equal([a - where if a is not None else None for _, a in calls], [0],
                      what=f"{label}: where scale_f32 was pointed, in bytes from host's data",
                      hint="hand scale_f32 host's own memory, address(host): scaling a copy and writing it back is not in place")
     checks.equal(type(j), type(jnp.zeros(())), what=f"{label}: the type scale_and_view returns (a jax.Array)")
@@ -468,11 +459,11 @@ def check_scaled(scale_and_view, functions, n, factor, label, offset=0, shape=No
 
 def check_refused(scale_and_view, functions, host, label, unchanged, memory=None):
     """scale_and_view(host, 3.0) raises ValueError without calling scale_f32; `memory` (host's base, by default host) is unchanged."""
-    with counting_cpp(functions) as counts:
+    with counting_cpp(functions) as calls:
         checks.raises(ValueError, lambda: scale_and_view(host, 3.0), what=label,
                       hint="check dtype, flags.c_contiguous (which looks at every axis, not only the last stride) and "
                            "flags.writeable before calling scale_f32")
-    checks.equal(list(counts), [], what=f"{label}: the element counts scale_f32 was called with before the refusal",
+    checks.equal([count for count, _ in calls], [], what=f"{label}: the element counts scale_f32 was called with before the refusal",
                  hint="refuse before touching any memory: check first, call scale_f32 after")
     checks.close(np.asarray(host if memory is None else memory), unchanged,
                  what=f"{label}: {'host' if memory is None else 'the whole array it is a view of'} after the refusal")
