@@ -85,18 +85,21 @@ def pool_threads() -> int:
 
 @contextlib.contextmanager
 def watched_pool(start_late_us: int = 0, stall_after_us: int = 0, stall_us: int = 0,
-                 wait_for_start_us: int = 0) -> Iterator[dict[str, Any]]:
+                 wait_for_start_us: int = 0, meet: int = 0) -> Iterator[dict[str, Any]]:
     """While the block runs, every task a handler hands to XLA's pool waits `start_late_us` before it starts, and one
     that runs for `stall_after_us` sleeps for `stall_us` before it goes on (0: never); with `wait_for_start_us`,
     pool.Schedule returns only once a pool thread has started the task (or after that long), so that the task holds
-    work before the handler's thread goes on. Yields the counters' reader."""
+    work before the handler's thread goes on; with `meet`, the first `meet` handlers to call pool.Schedule wait there
+    for each other (at most 5 s). Yields the counters' reader."""
     w = _watch()
     if w["watch_pool"](start_late_us, stall_after_us, stall_us) != 0:
         raise RuntimeError("the check could not watch XLA's thread pool (cpp/pool_watch.cc)")
     w["pool_wait_for_start"](wait_for_start_us)
+    w["pool_meet"](meet, 5_000_000)
     try:
         yield {"scheduled": w["pool_tasks_scheduled"], "stalled": w["pool_tasks_stalled"], "cpu_ns": w["pool_task_cpu_ns"]}
     finally:
+        w["pool_meet"](0, 0)
         w["pool_wait_for_start"](0)
         w["unwatch_pool"]()
         # A task told to start late or to stall may still be waiting: let it run before anything it writes is freed.
@@ -381,15 +384,11 @@ def concurrent_mixups(scale_rows: Callable, shape: tuple[int, ...], threads: int
             results[t].append(fn(xj, sj[t]))
 
     workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
-    with watched_pool():
-        _watch()["pool_meet"](2, 5_000_000)
-        try:
-            for w in workers:
-                w.start()
-            for w in workers:
-                w.join()
-        finally:
-            _watch()["pool_meet"](0, 0)
+    with watched_pool(meet=2):
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
     ALIVE.extend(results)
     return sum(not np.array_equal(np.asarray(y), x * scales[t][..., None]) for t in range(threads) for y in results[t])
 
