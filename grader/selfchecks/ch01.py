@@ -28,16 +28,18 @@ def aligned_values(n, dtype=np.float32, align=64):
     return out
 
 
-def writes(a, value):
-    """Write `value` into a's first element: True when that works, else what it raised ("ValueError: assignment
-    destination is read-only", say), or the type of a when it is no NumPy array."""
+def check_writes(a, value, what, *, hint=None):
+    """Check that `value` can be written into the first element of `a`, a NumPy array of any shape, saying what
+    the write raised if it cannot."""
     if not isinstance(a, np.ndarray):
-        return f"no NumPy array: {type(a).__name__}"
-    try:
-        a.flat[0] = value
-    except Exception as err:
-        return checks.error_text(err)
-    return True
+        problem = f"it is no NumPy array but {type(a).__name__}"
+    else:
+        try:
+            a[(0,) * a.ndim] = value
+            problem = None
+        except Exception as err:
+            problem = f"it raised {checks.error_text(err)}"
+    checks.true(problem is None, f"{what}: {problem}", hint=hint)
 
 
 def litter(nbytes):
@@ -80,7 +82,7 @@ def check_aligned_copy(aligned_copy, x, label, align=None):
         checks.equal(out.strides, np.empty(x.shape, x.dtype).strides,
                      what=f"{label}: the result's strides (a C-contiguous array's)",
                      hint="lay the result out in C order, whatever the layout of x")
-        checks.equal(writes(out, 99), True, what=f"{label}: writing 99 into the result's first element: True when it works, else what it raised",
+        check_writes(out, 99, f"{label}: writing 99 into the result's first element",
                      hint="the result should be writeable")
         checks.close(x, before, what=f"{label}: x after writing 99 into the result",
                      hint="the result shares memory with x (is it x itself?): it must be a copy, even of an aligned x")
@@ -351,7 +353,7 @@ def check_leaf(got, original, label):
     checks.equal(type(got), np.ndarray, what=f"{label}: the type it becomes (a NumPy array)",
                  hint="convert every jax.Array leaf, however deep and whatever its shape, with np.array")
     checks.close(got, before, what=label, hint="np.array(leaf) keeps the leaf's shape and dtype: no astype, no tolist")
-    checks.equal(writes(got, 99), True, what=f"{label}: writing 99 into its first element: True when it works, else what it raised",
+    check_writes(got, 99, f"{label}: writing 99 into its first element",
                  hint="it should be writeable: np.asarray and jax.device_get give read-only views of the JAX buffer")
     checks.close(np.asarray(original), before, what=f"{label}: the JAX array after writing 99 into its copy",
                  hint="the copy shares memory with the JAX array; copy it")
@@ -363,7 +365,7 @@ def check_key_leaf(got, key, label):
     checks.equal(type(got), np.ndarray, what=f"{label}: the type it becomes (a NumPy array)",
                  hint="jax.random.key_data gives a key's raw uint32 data; copy it with np.array")
     checks.close(got, data, what=label, hint="jax.random.key_data gives a key's raw uint32 data")
-    checks.equal(writes(got, 99), True, what=f"{label}: writing 99 into its first element: True when it works, else what it raised",
+    check_writes(got, 99, f"{label}: writing 99 into its first element",
                  hint="the key data should be writeable: copy it with np.array")
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from grader.memory import address
 from grader.notebook import checks
+from grader.selfchecks.ch01 import check_writes
 
 
 def aligned_empty(shape, dtype=np.float32, align=64, offset=0):
@@ -99,10 +100,9 @@ def check_share(share_with_jax, x, label, keeps_x):
         checks.equal(address(host) % 64, 0, what=f"{label}: host's data address modulo 64",
                      hint="allocate the copy with aligned_empty")
         writeable = x.flags.writeable or not keeps_x  # host is x itself, or a copy of one's own
-        wrote = writes(host, 1) if writeable else True
-        checks.equal(wrote, True, what=f"{label}: writing 1 into host's first value: True when it works, else what it raised",
-                     hint="a copy is a NumPy array of your own, writeable: aligned_empty(...) filled with x's values")
         if writeable:
+            check_writes(host, 1, f"{label}: writing 1 into host's first value",
+                         hint="a copy is a NumPy array of your own, writeable: aligned_empty(...) filled with x's values")
             checks.close(j[_first(j)], 1, dtype=False, what=f"{label}: j's first value after writing 1 into host (j should share host's memory)",
                          hint="import with jax.dlpack.from_dlpack(host, copy=False), which fails instead of copying")
 
@@ -233,18 +233,6 @@ def twin(writeable_twin, y, label):
     return _pair("writeable_twin", _result(ran), label)
 
 
-def writes(a, value):
-    """Write `value` at a's first index: True when that works, else what it raised ("ValueError: assignment destination
-    is read-only", say), or the type of a when it is no NumPy array."""
-    if not isinstance(a, np.ndarray):
-        return f"no NumPy array: {type(a).__name__}"
-    try:
-        a[_first(a)] = value
-    except Exception as err:
-        return checks.error_text(err)
-    return True
-
-
 def after_writing(host, value):
     """Write `value` at host's first index and return what is read there; None if host is read-only."""
     try:
@@ -267,7 +255,7 @@ def check_twin(writeable_twin, make, label, written=1):
     checks.close(np.asarray(host), np.asarray(y), what=f"{label}: host",
                  hint="allocate host with aligned_empty(y.shape, y.dtype) and copy y's values in unchanged")
     if y.size:  # an empty array has nothing to write into
-        checks.equal(writes(host, written), True, what=f"{label}: writing {written} into host's first element: True when it works, else what it raised",
+        check_writes(host, written, f"{label}: writing {written} into host's first element",
                      hint="host must be writeable, and a NumPy view of a JAX array is always read-only: "
                           "let NumPy own the memory and import it into JAX")
         checks.close(j[_first(j)], np.array(written).astype(y.dtype), dtype=False,
