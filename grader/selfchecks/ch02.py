@@ -22,7 +22,7 @@ def aligned_empty(shape, dtype=np.float32, align=64, offset=0):
     nbytes = int(np.prod(shape)) * dtype.itemsize
     raw = np.empty(nbytes + align + offset, dtype=np.uint8)
     start = (-address(raw)) % align + offset
-    return raw[start:start + nbytes].view(dtype).reshape(shape)
+    return np.ndarray(shape, dtype, buffer=raw, offset=start)
 
 
 def filled(shape, dtype=np.float32, values=None, offset=0):

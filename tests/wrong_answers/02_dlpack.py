@@ -632,3 +632,15 @@ RIGHT.setdefault('ex3_answer', []).extend([
     R('an empty host gets one scale_f32 call of 0 elements, which it does not need and which changes nothing',
       'def scale_and_view(host, factor):\n    if host.dtype != np.dtype(np.float32) or not host.flags.c_contiguous or not host.flags.writeable:\n        raise ValueError("need a writeable C-contiguous native float32 array")\n    scale_f32(address(host), host.size, factor)\n    return jax.dlpack.from_dlpack(host)\n'),
 ])
+
+
+# A seventh fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex1_answer', []).extend([
+    R('an empty x goes through from_dlpack(copy=False) like any other, and a refused one is copied into aligned_empty, whose empty arrays are aligned too',
+      'def share_with_jax(x):\n    dt = jax.dtypes.canonicalize_dtype(x.dtype)\n    if x.dtype == dt:\n        try:\n            return x, jax.dlpack.from_dlpack(x, copy=False)\n        except (ValueError, jax.errors.JaxRuntimeError, BufferError):\n            pass\n    host = aligned_empty(x.shape, dt)\n    host[...] = x\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+])
+RIGHT.setdefault('ex2_answer', []).extend([
+    R('an empty y is imported with copy=False like any other, from an aligned_empty host (aligned for every shape, empty ones too)',
+      'def writeable_twin(y):\n    host = aligned_empty(y.shape, y.dtype)\n    host[...] = np.asarray(y)\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+])
