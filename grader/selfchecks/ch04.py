@@ -133,11 +133,17 @@ def exercise1(unit_rows) -> None:
     checks.equal(value("jax.make_jaxpr(unit_rows)(m)", lambda: computing(unit_rows, m)), ["pure_callback"],
                  what="the primitives that compute in the jaxpr of unit_rows(m), at every depth (reshapes and casts left out)",
                  hint="one pure_callback computes the whole result: the norms and the division both on the host, no jnp around the call")
-    returned, bound = host_work(lambda: jax.jit(unit_rows)(m), m, "jax.jit(unit_rows)(m)")
-    checks.equal(returned, ["ndarray"],
-                 what="the types of what unit_rows's host function returns, called as JAX calls it (on a jax.Array)",
+    returned, bound = set(), set()
+    for a in (m, m.reshape(2, 2, 3)):
+        types, names = host_work(lambda: jax.jit(unit_rows)(a), a, f"jax.jit(unit_rows) of a {a.shape} array")
+        returned.update(types or ["(raised)"])
+        bound.update(names or [])
+    checks.equal(sorted(returned), ["ndarray"],
+                 what="the types of what unit_rows's host function returns, called as JAX calls it (on a jax.Array), "
+                      "for a (4, 3) and a (2, 2, 3) array",
                  hint="the host function gets a jax.Array: np.asarray it first, and return the NumPy result")
-    checks.equal(bound, [], what="the JAX operations that ran while unit_rows's host function ran (called as JAX calls it)",
+    checks.equal(sorted(bound), [], what="the JAX operations that ran while unit_rows's host function ran (called as JAX "
+                                         "calls it), for a (4, 3) and a (2, 2, 3) array",
                  hint="compute the norms and the division in NumPy on np.asarray(a): jnp, or / on the jax.Array the host function "
                       "receives, runs JAX again from inside the callback, even if np.asarray converts the result afterwards")
     checks.equal(value("jax.make_jaxpr(jax.vmap(unit_rows))(m)", lambda: loops(jax.vmap(unit_rows), m), hint=NO_VMAP), 0,
@@ -226,6 +232,7 @@ def exercise2(gammaln_cb) -> None:
                  hint="compute from the values the host function receives on every call: no result kept from an earlier call")
     _float16_second(gammaln_cb)
     _scipy_on_every_path(gammaln_cb)
+    _hosts_on_new_values(gammaln_cb, xs)
     shifted = value("vmap(grad(grad(gammaln_cb))) at x + 1.5, after x", lambda: jax.vmap(jax.grad(jax.grad(gammaln_cb)))(x + 1.5))
     checks.close(shifted, scipy.special.polygamma(1, xs + 1.5).astype(np.float32),
                  what="vmap(grad(grad(gammaln_cb))) at x + 1.5, a second call with x's shape (trigamma)", rtol=1e-4, atol=1e-4,
@@ -270,6 +277,28 @@ def _scipy_on_every_path(gammaln_cb) -> None:
                  what="the primal output of jvp(grad(gammaln_cb)) at 2.5: SciPy's digamma, to the last bit",
                  hint="digamma's rule returns digamma(x) itself as its primal output (SciPy through pure_callback), "
                       "not jax.scipy.special.digamma, which differs in the last bits")
+
+
+def _hosts_on_new_values(gammaln_cb, xs: np.ndarray) -> None:
+    """Each host function of jvp(grad(gammaln_cb)), called on xs, then each alone on xs + 1.5, the last called first:
+    its second result is gammaln, digamma or trigamma of xs + 1.5, whatever the others saw before it."""
+    hosts = value("jvp(grad(gammaln_cb)) on x, its host functions watched",
+                  lambda: watch.host_functions(lambda: jax.jvp(jax.grad(lambda v: gammaln_cb(v).sum()), (jnp.asarray(xs),),
+                                                              (jnp.ones_like(xs),))), default=[])
+    new = xs + np.float32(1.5)
+    known = [f(new).astype(np.float32) for f in (scipy.special.gammaln, scipy.special.digamma,
+                                                   lambda a: scipy.special.polygamma(1, a))]
+    for host in hosts:
+        value("a host function of jvp(grad(gammaln_cb)), called on x", lambda: host(np.array(xs)))
+    stale = 0
+    for host in reversed(hosts):
+        got = value("a host function of jvp(grad(gammaln_cb)), called on x + 1.5", lambda: host(np.array(new)))
+        leaves = [np.asarray(leaf, np.float32) for leaf in jax.tree.leaves(got)]
+        stale += not any(leaf.shape == new.shape and np.allclose(leaf, k, rtol=1e-4, atol=1e-4) for leaf in leaves for k in known)
+    checks.equal(stale, 0, what="how many host functions of jvp(grad(gammaln_cb)), called on x and then each on x + 1.5 "
+                                "(the last one first), return for x + 1.5 none of gammaln, digamma or trigamma of x + 1.5",
+                 hint="each host function computes from the values it receives on every call: none reads a value another "
+                      "host function kept (the primal one need not run first: under jit(grad) JAX drops it)")
 
 
 # --- Exercise 3 ----------------------------------------------------------------------------------------------------

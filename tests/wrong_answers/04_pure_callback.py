@@ -2,7 +2,7 @@
 
 from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'bcdefgm', 'ex2_answer': 'abcdem', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcdefgm', 'ex2_answer': 'abcdefm', 'ex3_answer': 'bcdefgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -957,3 +957,15 @@ RIGHT.setdefault('ex3_answer', []).extend([
     R('the host function returns a dict of mean and var, turned into the tuple outside the callback',
       'bl7_f32 = np.ctypeslib.ndpointer(dtype=np.float32, flags="C_CONTIGUOUS")\nbl7_moments = kernels.function("pcb_row_moments_f32",\n                               argtypes=[bl7_f32, ctypes.c_int64, ctypes.c_int64, bl7_f32, bl7_f32], restype=None)\n\ndef row_moments(x):\n    def bl7_host(a):\n        a = np.ascontiguousarray(np.asarray(a), dtype=np.float32)\n        out = {"mean": np.empty(a.shape[:-1], np.float32), "var": np.empty(a.shape[:-1], np.float32)}\n        bl7_moments(a, a.size // a.shape[-1], a.shape[-1], out["mean"], out["var"])\n        return out\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    res = jax.pure_callback(bl7_host, {"mean": spec, "var": spec}, x, vmap_method="expand_dims")\n    return (res["mean"], res["var"])\n'),
 ])
+
+
+# A seventh fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('d', 'reshapes the jax.Array before np.asarray: a JAX reshape runs inside the host function',
+      'def unit_rows(x):\n    def host(a):\n        flat = np.asarray(a.reshape(-1, a.shape[-1]))\n        out = flat / np.linalg.norm(flat, axis=-1, keepdims=True)\n        return out.reshape(a.shape).astype(np.float32)\n    return jax.pure_callback(host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n'),
+]
+WRONG['ex2_answer'] += [
+    W('f', "the primal host call stores digamma in a global that the rule's callback returns",
+      '_bl8_state = {}\n\ndef _bl8_primal_host(a):\n    a = np.asarray(a)\n    _bl8_state["digamma"] = scipy.special.digamma(a).astype(a.dtype)\n    return scipy.special.gammaln(a).astype(a.dtype)\n\ndef _bl8_h(fn, x):\n    return jax.pure_callback(lambda a: np.asarray(fn(np.asarray(a))).astype(a.dtype),\n                             jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n\n@jax.custom_jvp\ndef bl8_dig(x):\n    def host(a):\n        a = np.asarray(a)\n        saved = _bl8_state.get("digamma")\n        if saved is not None and saved.shape == a.shape:\n            return saved\n        return scipy.special.digamma(a).astype(a.dtype)\n    return _bl8_h(host, x)\n\n@bl8_dig.defjvp\ndef bl8_dig_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return bl8_dig(x), _bl8_h(lambda a: scipy.special.polygamma(1, a), x) * x_dot\n\n@jax.custom_jvp\ndef gammaln_cb(x):\n    return jax.pure_callback(_bl8_primal_host, jax.ShapeDtypeStruct(x.shape, x.dtype), x, vmap_method="expand_dims")\n\n@gammaln_cb.defjvp\ndef gammaln_cb_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return gammaln_cb(x), bl8_dig(x) * x_dot\n'),
+]
