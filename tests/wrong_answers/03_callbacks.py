@@ -687,3 +687,15 @@ RIGHT.setdefault('ex2_answer', []).extend([
     R('the fori_loop runs eagerly, not under jax.jit: JAX still compiles the whole loop, its callback inside',
       'def run_logged(step, x0, n):\n    log = []\n\n    def record(state):\n        log.append(np.array(state))\n\n    def body(i, state):\n        state = step(state)\n        io_callback(record, None, state, ordered=True)\n        return state\n\n    final = jax.lax.fori_loop(0, n, body, jnp.asarray(x0))\n    jax.effects_barrier()\n    return final, log\n'),
 ])
+
+
+# A seventh fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex3_answer', []).extend([
+    R("no np.asarray in the host function: np.argsort(kind=...) is refused by the jax.Array's own argsort, so NumPy converts the array and no JAX operation runs",
+      'def _bl8_sort_host(v):\n    return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable").astype(np.int32)\n\ndef host_sort(x):\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(_bl8_sort_host, shapes, x, vmap_method="expand_dims")\n'),
+])
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('the host returns int64 indices where int32 is declared: with x64 off JAX canonicalizes the returned int64 to int32, so the indices are int32 as the text asks',
+      'def _bl8_sort_host(v):\n    v = np.asarray(v)\n    return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable")\n\ndef host_sort(x):\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(_bl8_sort_host, shapes, x, vmap_method="expand_dims")\n'),
+])
