@@ -86,16 +86,23 @@ def rule_runs(prim, call) -> list[int]:
     return counts
 
 
-def impl_runs_lowering(prim, name: str, v, params: dict, label: str, how: str) -> None:
-    """Two checks that `prim`'s impl goes through its lowering: traced, it is a `jit` holding `prim` alone; and an
-    eager call runs one of its lowering rules (counted after the caches were emptied)."""
+def impl_runs_lowering(prim, name: str, cases: list, how: str) -> None:
+    """Two checks that `prim`'s impl goes through its lowering: traced on each case (v, params, label), it is a `jit`
+    holding `prim` alone, whatever the shape, dtype or parameters; and an eager call on the first case runs one of
+    its lowering rules (counted after the caches were emptied)."""
+    routes = {}
+    for v, params, label in cases:
+        traced = run(f"jax.make_jaxpr of {name}'s impl on {label}",
+                     lambda: primitives(jax.make_jaxpr(lambda u: prim.impl(u, **params))(v).jaxpr),
+                     hint=f"the impl must accept tracers: partial(xla.apply_primitive, {name}) compiles and runs the lowering")
+        if traced is not None and traced != ["jit", prim.name]:
+            routes[label] = traced
+    checks.equal(routes, {}, what=f"the cases on which {name}'s impl, traced, runs more than a jit of {name} alone: "
+                                  f"{{case: the primitives it runs}}, of {', '.join(label for _, _, label in cases)}",
+                 hint=f"the impl must not {how} by itself (jnp, lax or NumPy), for any shape, dtype or parameters: "
+                      f"def_impl(partial(xla.apply_primitive, {name})) compiles {name} alone, through your lowering")
+    v, params, label = cases[0]
     call = f"{name}.bind({label}{''.join(f', {k}={p}' for k, p in params.items())})"
-    traced = run(f"jax.make_jaxpr of {name}'s impl on {label}",
-                 lambda: primitives(jax.make_jaxpr(lambda u: prim.impl(u, **params))(v).jaxpr),
-                 hint=f"the impl must accept tracers: partial(xla.apply_primitive, {name}) compiles and runs the lowering")
-    checks.equal(traced, ["jit", prim.name], what=f"the primitives {name}'s impl runs, traced on {label}",
-                 hint=f"the impl must not {how} by itself (jnp, lax or NumPy): def_impl(partial(xla.apply_primitive, "
-                      f"{name})) compiles {name} alone, through your lowering")
     checks.equal(sum(rule_runs(prim, lambda: prim.bind(v, **params))) > 0, True,
                  what=f"whether your lowering rule ran during an eager {call}, after jax.clear_caches()",
                  hint=f"an eager call runs the impl: def_impl(partial(xla.apply_primitive, {name})) makes it compile "
@@ -163,7 +170,13 @@ def exercise1(clip_p) -> None:
     empty included), lowered to one stablehlo.clamp by a rule registered for every platform; its impl runs that rule."""
     x = jnp.linspace(-2.0, 2.0, 9)
     clip_name(clip_p, x, -1.0, 1.5, "linspace(-2, 2, 9)")
-    impl_runs_lowering(clip_p, "clip_p", x, {"lo": -1.0, "hi": 1.5}, "linspace(-2, 2, 9)", "clamp")
+    impl_runs_lowering(clip_p, "clip_p", [
+        (x, {"lo": -1.0, "hi": 1.5}, "linspace(-2, 2, 9)"),
+        (jnp.float32(-3.5), {"lo": -1.0, "hi": 1.0}, "the 0-d float32 -3.5"),
+        (jnp.array([[-3.0, 0.25], [0.75, 9.0]], jnp.bfloat16), {"lo": 0.0, "hi": 0.5}, "a bfloat16 matrix"),
+        (jnp.array([-4, 0, 7], jnp.int32), {"lo": -2, "hi": 3}, "the int32 vector [-4, 0, 7]"),
+        (jnp.zeros((0,), jnp.int32), {"lo": -2, "hi": 3}, "an empty int32 vector"),
+        (x, {"lo": 1.0, "hi": -1.0}, "linspace(-2, 2, 9) with lo=1 above hi=-1")], "clamp")
     clip_case(clip_p, x, -1.0, 1.5, "linspace(-2, 2, 9)")
     clip_case(clip_p, x, -0.5, 0.25, "linspace(-2, 2, 9)")
     clip_case(clip_p, x, -1.0, 0.25, "linspace(-2, 2, 9), the first lo with a new hi")
@@ -181,6 +194,9 @@ def exercise1(clip_p) -> None:
                  np.array([1, 1, 1, 1], np.int32),
                  what="jit of clip_p.bind([0, 2, 4, 6], lo=3, hi=1): lo above hi (hi everywhere, as jnp.clip)",
                  hint="pass lo and hi to hlo.clamp as they are: no min/max to reorder them")
+    checks.equal(op_names(lowered("lowering clip_p.bind([0, 2, 4, 6], lo=3, hi=1)", partial(clip_p.bind, lo=3, hi=1), v4)),
+                 ["stablehlo.clamp", "stablehlo.constant"], what="StableHLO ops lowered for lo=3, hi=1 (lo above hi)",
+                 hint="one rule for every pair of bounds: hlo.clamp of the two constants and x, also when lo is above hi")
     mixed = run("clip_p.bind(jnp.arange(5), lo=0.5, hi=3.0), an int32 x with float bounds",
                 lambda: clip_p.bind(jnp.arange(5, dtype=jnp.int32), lo=0.5, hi=3.0))
     checks.equal(None if mixed is None else [str(mixed.dtype), np.asarray(mixed).tolist()], ["int32", [0, 1, 2, 3, 3]],
@@ -242,8 +258,11 @@ def exercise2(round_afz_p) -> None:
     halves = jnp.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5], jnp.float32)
     label = "[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5]"
     round_name(round_afz_p, halves, label)
-    impl_runs_lowering(round_afz_p, "round_afz_p", halves, {}, label, "round")
-    impl_runs_lowering(round_afz_p, "round_afz_p", halves.astype(jnp.float16), {}, f"the float16 {label}", "convert or round")
+    impl_runs_lowering(round_afz_p, "round_afz_p", [
+        (halves, {}, label), (halves.astype(jnp.float16), {}, "the float16 halves"),
+        (jnp.array([[0.5, 1.5], [-2.5, 3.25]], jnp.bfloat16), {}, "a bfloat16 matrix"),
+        (jnp.float32(-4.5), {}, "the 0-d float32 -4.5"), (jnp.zeros((0, 3), jnp.float32), {}, "an empty (0, 3) array")],
+        "convert or round")
     rounded = np.array([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0], np.float32)
     checks.close(run(f"eager round_afz_p.bind({label})", lambda: round_afz_p.bind(halves)), rounded,
                  what=f"eager round_afz_p.bind({label})", atol=0, rtol=0,
@@ -277,13 +296,20 @@ def abs_name(abs_p, v, label: str) -> None:
                  hint='abs_p is one primitive named "my_abs": elementwise_primitive("my_abs")')
 
 
-def abs_impl(abs_p, v, label: str) -> None:
-    """abs_p's impl is a jit of abs_p alone, and an eager call on this machine runs the CPU rule, not the generic one."""
-    traced = run(f"jax.make_jaxpr of abs_p's impl on {label}", lambda: primitives(jax.make_jaxpr(abs_p.impl)(v).jaxpr),
-                 hint="the impl must accept tracers: partial(xla.apply_primitive, abs_p) compiles and runs the lowering")
-    checks.equal(traced, ["jit", "my_abs"], what=f"the primitives abs_p's impl runs, traced on {label}",
-                 hint="the impl must not compute |v| by itself (jnp.abs, np.abs): def_impl(partial(xla.apply_primitive, "
-                      "abs_p)) compiles abs_p alone, through the CPU rule here")
+def abs_impl(abs_p, cases: list) -> None:
+    """abs_p's impl is a jit of abs_p alone on each case (v, label), and an eager call on the first, on this machine,
+    runs the CPU rule, not the generic one."""
+    routes = {}
+    for v, label in cases:
+        traced = run(f"jax.make_jaxpr of abs_p's impl on {label}", lambda: primitives(jax.make_jaxpr(abs_p.impl)(v).jaxpr),
+                     hint="the impl must accept tracers: partial(xla.apply_primitive, abs_p) compiles and runs the lowering")
+        if traced is not None and traced != ["jit", "my_abs"]:
+            routes[label] = traced
+    checks.equal(routes, {}, what="the cases on which abs_p's impl, traced, runs more than a jit of abs_p alone: "
+                                  f"{{case: the primitives it runs}}, of {', '.join(label for _, label in cases)}",
+                 hint="the impl must not compute |v| by itself (jnp.abs, np.abs), for any shape or dtype: "
+                      "def_impl(partial(xla.apply_primitive, abs_p)) compiles abs_p alone, through the CPU rule here")
+    v, label = cases[0]
     ran = rule_runs(abs_p, lambda: abs_p.bind(v))
     checks.equal([ran[1] > 0, ran[0] > 0], [True, False],
                  what=f"[whether the CPU rule ran, whether the generic rule ran] during an eager abs_p.bind({label}), "
@@ -411,7 +437,8 @@ def exercise3(abs_p) -> None:
     x3 = jnp.array([-1.5, 0.0, 2.0, -3.0], jnp.float32)
     abs_rules(abs_p)
     abs_name(abs_p, x3, "[-1.5, 0, 2, -3]")
-    abs_impl(abs_p, x3, "[-1.5, 0, 2, -3]")
+    abs_impl(abs_p, [(x3, "[-1.5, 0, 2, -3]"), (jnp.arange(-3, 3, dtype=jnp.int32).reshape(2, 3), "an int32 matrix"),
+                     (jnp.float16(-2.5), "the 0-d float16 -2.5"), (jnp.zeros((0, 2), jnp.int8), "an empty (0, 2) int8 array")])
     abs_case(abs_p, x3, "[-1.5, 0, 2, -3]")
     abs_case(abs_p, jnp.arange(-3, 3, dtype=jnp.int32).reshape(2, 3), "the int32 matrix [[-3, -2, -1], [0, 1, 2]]")
     abs_case(abs_p, jnp.float16(-2.5), "the 0-d float16 -2.5")

@@ -507,3 +507,79 @@ WRONG['ex3_answer'] += [
     W('d', "CPU rule is lax's internal helper _nary_lower_hlo with hlo.abs (the body of lax's rule for abs)",
       'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nfrom jax._src.lax.lax import _nary_lower_hlo as bl7_nary\nmlir.register_lowering(abs_p, partial(bl7_nary, hlo.abs), platform="cpu")\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
 ]
+
+
+# A seventh fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('m', 'rule special-cases lo > hi with a full constant of hi: right values, but no clamp in that module',
+      'clip_p = elementwise_primitive("clip")\ndef clip_rule(ctx, operand, *, lo, hi):\n    aval, = ctx.avals_out\n    if lo > hi:\n        return [mlir.ir_constant(np.full(aval.shape, hi, aval.dtype))]\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, aval.dtype)), operand, mlir.ir_constant(np.array(hi, aval.dtype)))]\nmlir.register_lowering(clip_p, clip_rule)\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+]
+WRONG['ex1_answer'] += [
+    W('m', 'rule special-cases lo > hi with broadcast_in_dim of hi: no clamp, a broadcast_in_dim in that module',
+      'clip_p = elementwise_primitive("clip")\ndef clip_rule(ctx, operand, *, lo, hi):\n    aval, = ctx.avals_out\n    if lo > hi:\n        out_type = mlir.aval_to_ir_type(ctx.module_context, aval)\n        return [hlo.broadcast_in_dim(out_type, mlir.ir_constant(np.array(hi, aval.dtype)), mlir.dense_int_array([]))]\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, aval.dtype)), operand, mlir.ir_constant(np.array(hi, aval.dtype)))]\nmlir.register_lowering(clip_p, clip_rule)\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+]
+WRONG['ex1_answer'] += [
+    W('d', 'impl answers lo > hi itself with jnp.full_like (a second implementation on that path)',
+      'clip_p = elementwise_primitive("clip")\ndef clip_rule(ctx, operand, *, lo, hi):\n    dt = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dt)), operand, mlir.ir_constant(np.array(hi, dt)))]\nmlir.register_lowering(clip_p, clip_rule)\ndef _impl(x, *, lo, hi):\n    if lo > hi:\n        return jnp.full_like(x, hi)\n    return xla.apply_primitive(clip_p, x, lo=lo, hi=hi)\nclip_p.def_impl(_impl)\n'),
+]
+WRONG['ex1_answer'] += [
+    W('d', 'impl clamps 0-d inputs itself with lax.clamp (a second implementation that agrees)',
+      'clip_p = elementwise_primitive("clip")\ndef clip_rule(ctx, operand, *, lo, hi):\n    dt = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dt)), operand, mlir.ir_constant(np.array(hi, dt)))]\nmlir.register_lowering(clip_p, clip_rule)\ndef _impl(x, *, lo, hi):\n    if jnp.ndim(x) == 0:\n        return jax.lax.clamp(np.array(lo, x.dtype), x, np.array(hi, x.dtype))\n    return xla.apply_primitive(clip_p, x, lo=lo, hi=hi)\nclip_p.def_impl(_impl)\n'),
+]
+WRONG['ex1_answer'] += [
+    W('d', 'impl clamps 0-d inputs with NumPy',
+      'clip_p = elementwise_primitive("clip")\ndef clip_rule(ctx, operand, *, lo, hi):\n    dt = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dt)), operand, mlir.ir_constant(np.array(hi, dt)))]\nmlir.register_lowering(clip_p, clip_rule)\ndef _impl(x, *, lo, hi):\n    if jnp.ndim(x) == 0:\n        return jnp.asarray(np.clip(np.asarray(x), lo, hi).astype(x.dtype))\n    return xla.apply_primitive(clip_p, x, lo=lo, hi=hi)\nclip_p.def_impl(_impl)\n'),
+]
+WRONG['ex1_answer'] += [
+    W('d', 'impl clamps bfloat16 inputs itself with lax.clamp',
+      'clip_p = elementwise_primitive("clip")\ndef clip_rule(ctx, operand, *, lo, hi):\n    dt = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dt)), operand, mlir.ir_constant(np.array(hi, dt)))]\nmlir.register_lowering(clip_p, clip_rule)\ndef _impl(x, *, lo, hi):\n    if x.dtype == jnp.bfloat16:\n        return jax.lax.clamp(np.array(lo, x.dtype), x, np.array(hi, x.dtype))\n    return xla.apply_primitive(clip_p, x, lo=lo, hi=hi)\nclip_p.def_impl(_impl)\n'),
+]
+WRONG['ex1_answer'] += [
+    W('d', 'impl clamps integer inputs itself with lax.clamp',
+      'clip_p = elementwise_primitive("clip")\ndef clip_rule(ctx, operand, *, lo, hi):\n    dt = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dt)), operand, mlir.ir_constant(np.array(hi, dt)))]\nmlir.register_lowering(clip_p, clip_rule)\ndef _impl(x, *, lo, hi):\n    if jnp.issubdtype(x.dtype, jnp.integer):\n        return jax.lax.clamp(np.array(lo, x.dtype), x, np.array(hi, x.dtype))\n    return xla.apply_primitive(clip_p, x, lo=lo, hi=hi)\nclip_p.def_impl(_impl)\n'),
+]
+WRONG['ex1_answer'] += [
+    W('d', 'impl clamps inputs of 2 or more dimensions itself with lax.clamp',
+      'clip_p = elementwise_primitive("clip")\ndef clip_rule(ctx, operand, *, lo, hi):\n    dt = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dt)), operand, mlir.ir_constant(np.array(hi, dt)))]\nmlir.register_lowering(clip_p, clip_rule)\ndef _impl(x, *, lo, hi):\n    if jnp.ndim(x) >= 2:\n        return jax.lax.clamp(np.array(lo, x.dtype), x, np.array(hi, x.dtype))\n    return xla.apply_primitive(clip_p, x, lo=lo, hi=hi)\nclip_p.def_impl(_impl)\n'),
+]
+WRONG['ex1_answer'] += [
+    W('d', 'impl returns an empty input as it is, without running the rule',
+      'clip_p = elementwise_primitive("clip")\ndef clip_rule(ctx, operand, *, lo, hi):\n    dt = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dt)), operand, mlir.ir_constant(np.array(hi, dt)))]\nmlir.register_lowering(clip_p, clip_rule)\ndef _impl(x, *, lo, hi):\n    if jnp.size(x) == 0:\n        return jnp.asarray(x)\n    return xla.apply_primitive(clip_p, x, lo=lo, hi=hi)\nclip_p.def_impl(_impl)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('d', 'impl rounds 0-d inputs with lax.round AWAY_FROM_ZERO (the second implementation the text names)',
+      'round_afz_p = elementwise_primitive("round_afz")\nmlir.register_lowering(round_afz_p, lambda ctx, x: [hlo.round_nearest_afz(x)])\ndef _impl(x):\n    if jnp.ndim(x) == 0:\n        return jax.lax.round(x, jax.lax.RoundingMethod.AWAY_FROM_ZERO)\n    return xla.apply_primitive(round_afz_p, x)\nround_afz_p.def_impl(_impl)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('d', 'impl rounds inputs of 2 or more dimensions with lax.round AWAY_FROM_ZERO',
+      'round_afz_p = elementwise_primitive("round_afz")\nmlir.register_lowering(round_afz_p, lambda ctx, x: [hlo.round_nearest_afz(x)])\ndef _impl(x):\n    if jnp.ndim(x) >= 2:\n        return jax.lax.round(x, jax.lax.RoundingMethod.AWAY_FROM_ZERO)\n    return xla.apply_primitive(round_afz_p, x)\nround_afz_p.def_impl(_impl)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('d', 'impl rounds bfloat16 inputs with lax.round AWAY_FROM_ZERO',
+      'round_afz_p = elementwise_primitive("round_afz")\nmlir.register_lowering(round_afz_p, lambda ctx, x: [hlo.round_nearest_afz(x)])\ndef _impl(x):\n    if x.dtype == jnp.bfloat16:\n        return jax.lax.round(x, jax.lax.RoundingMethod.AWAY_FROM_ZERO)\n    return xla.apply_primitive(round_afz_p, x)\nround_afz_p.def_impl(_impl)\n'),
+]
+WRONG['ex2_answer'] += [
+    W('d', 'impl returns an empty input as it is, without running the rule',
+      'round_afz_p = elementwise_primitive("round_afz")\nmlir.register_lowering(round_afz_p, lambda ctx, x: [hlo.round_nearest_afz(x)])\ndef _impl(x):\n    if jnp.size(x) == 0:\n        return jnp.asarray(x)\n    return xla.apply_primitive(round_afz_p, x)\nround_afz_p.def_impl(_impl)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', 'impl takes 0-d inputs to jnp.abs instead of the lowering',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform=\'cpu\')\ndef _impl(x):\n    if jnp.ndim(x) == 0:\n        return jnp.abs(x)\n    return xla.apply_primitive(abs_p, x)\nabs_p.def_impl(_impl)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', 'impl takes integer inputs to jnp.abs instead of the lowering',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform=\'cpu\')\ndef _impl(x):\n    if jnp.issubdtype(x.dtype, jnp.integer):\n        return jnp.abs(x)\n    return xla.apply_primitive(abs_p, x)\nabs_p.def_impl(_impl)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', 'impl takes inputs of 2 or more dimensions to jnp.abs instead of the lowering',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform=\'cpu\')\ndef _impl(x):\n    if jnp.ndim(x) >= 2:\n        return jnp.abs(x)\n    return xla.apply_primitive(abs_p, x)\nabs_p.def_impl(_impl)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', 'impl returns an empty input as it is, without running the rule',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform=\'cpu\')\ndef _impl(x):\n    if jnp.size(x) == 0:\n        return jnp.asarray(x)\n    return xla.apply_primitive(abs_p, x)\nabs_p.def_impl(_impl)\n'),
+]
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('the generic rule is the mlir.lower_fun expression, called inside a def of its own',
+      'abs_p = elementwise_primitive("my_abs")\ndef _generic(ctx, v):\n    return mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False)(ctx, v)\nmlir.register_lowering(abs_p, _generic)\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform=\'cpu\')\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
+])
