@@ -307,10 +307,16 @@ def exercise2(sincos_jvp, sincos) -> None:
                               lambda: jax.grad(lambda v: (sincos(v)[0] * sincos(v)[1]).sum())(x16.astype(jnp.bfloat16)),
                               dtype_hint)),
                  "bfloat16", what="the dtype of grad of sum(sin(x) * cos(x)) for a bfloat16 x", hint=dtype_hint)
-    checks.equal(run("the jaxpr of jax.jvp(sincos, (x16,), (x16_dot,)) for the float16 x16",
-                     lambda: str(jax.make_jaxpr(lambda u, t: jax.jvp(sincos, (u,), (t,)))(x16, x16)).count("convert_element_type"),
-                     dtype_hint),
-                 0, what="how many convert_element_type equations the jaxpr of jax.jvp(sincos, ...) holds for a float16 x16",
+    cases = {"x = [-1, 0.5, 4]": x, "the float16 x16": x16, "the 0-d float32 0.5": jnp.float32(0.5),
+             "a bfloat16 (2, 2) matrix": jnp.array([[0.25, 1.5], [-2.0, 3.0]], jnp.bfloat16)}
+    jvp_names = {label: run(f"tracing jax.jvp(sincos, ...) on {label} with make_jaxpr",
+                            lambda: [eqn.primitive.name for eqn in jax.make_jaxpr(
+                                lambda u, t: jax.jvp(sincos, (u,), (t,)))(v, v).eqns], dtype_hint, [])
+                 for label, v in cases.items()}
+    checks.equal({label: names.count("convert_element_type") for label, names in jvp_names.items()
+                  if names.count("convert_element_type") and jnp.dtype(cases[label].dtype).itemsize == 2}, {},
+                 what="the float16 and bfloat16 cases whose jaxpr of jax.jvp(sincos, ...) holds convert_element_type "
+                      "equations: {case: how many}",
                  hint="no conversion on the way, not even one undone after: compute the tangents in x's own dtype")
     zero_hint = "test type(x_dot) is ad.Zero first: a Zero is not an array, arithmetic on it fails (section 3)"
     _, zero_tangents = run("sincos_jvp((x,), (ad.Zero of x's tangent type,))",
@@ -325,11 +331,12 @@ def exercise2(sincos_jvp, sincos) -> None:
     checks.equal(avals(zero16), ["float16[3]", "float16[3]"],
                  what="the abstract values of the two symbolic-zero tangents for the float16 x16",
                  hint="ad.Zero(jax.typeof(x).to_tangent_aval()) keeps x's dtype; a ShapedArray of float32 does not")
-    checks.equal(run("tracing jax.jvp(sincos, (x,), (x_dot,)) with make_jaxpr",
-                     lambda: sorted({eqn.primitive.name for eqn in jax.make_jaxpr(
-                         lambda v, t: jax.jvp(sincos, (v,), (t,)))(x, x_dot).eqns} & {"sin", "cos"})),
-                 [], what="the sin and cos equations (not sincos) in the jaxpr of jax.jvp(sincos, (x,), (x_dot,))",
-                 hint="reuse the two outputs for the tangents (cos(x) is c, sin(x) is s): no other sine or cosine")
+    checks.equal({label: [names.count("sincos"), sorted(set(names) & {"sin", "cos"})] for label, names in jvp_names.items()
+                  if names.count("sincos") != 1 or set(names) & {"sin", "cos"}}, {},
+                 what=f"the cases ({', '.join(cases)}) whose jaxpr of jax.jvp(sincos, ...) holds other than one sincos "
+                      "and no sin or cos: {case: [how many sincos, the sin and cos equations]}",
+                 hint="compute the outputs with sincos(x) and reuse them for the tangents (cos(x) is c, sin(x) is s), "
+                      "whatever x's dtype and shape: no other sine or cosine")
     checks.equal(run("tracing sincos_jvp((x,), (ad.Zero,)) with make_jaxpr",
                      lambda: sorted({eqn.primitive.name for eqn in jax.make_jaxpr(
                          lambda v: sincos_jvp((v,), (zero_of(v),))[0])(x).eqns} & {"sin", "cos", "sincos"}),
@@ -349,15 +356,21 @@ MATVEC_DTYPE_HINT = ("each example's result is what matvec gives, its dtype too 
                      "widens small integers, no cast of one operand to the other's dtype, no preferred_element_type")
 
 
-def one_computation(matvec) -> list:
-    """[the loops (scan, while) in the jaxpr of vmap(matvec) over 5 examples, whether its number of equations is the
-    same as over 2 examples]."""
-    def traced(batch):
-        w = jnp.ones((batch, 3, 4))
-        x = jnp.ones((batch, 4))
-        return primitive_names(jax.make_jaxpr(jax.vmap(matvec))(w, x).jaxpr)
-    five, two = traced(5), traced(2)
-    return [sorted({name for name in five if name in ("scan", "while")}), len(five) == len(two)]
+PATHS = ((0, 0), (0, None), (None, 0))
+
+
+def one_computation(matvec) -> dict:
+    """For each path of the rule (in_axes both batched, w alone, x alone): [the loops (scan, while) in the jaxpr of
+    vmap(matvec) over 5 examples, whether its number of equations is the same as over 2 examples]."""
+    def traced(batch, axes):
+        w = jnp.ones((batch, 3, 4) if axes[0] == 0 else (3, 4))
+        x = jnp.ones((batch, 4) if axes[1] == 0 else (4,))
+        return primitive_names(jax.make_jaxpr(jax.vmap(matvec, in_axes=axes))(w, x).jaxpr)
+    found = {}
+    for axes in PATHS:
+        five, two = traced(5, axes), traced(2, axes)
+        found[str(axes)] = [sorted({name for name in five if name in ("scan", "while")}), len(five) == len(two)]
+    return found
 
 
 def exercise3(matvec_batch, matvec) -> None:
@@ -403,9 +416,13 @@ def exercise3(matvec_batch, matvec) -> None:
     checks.equal(dtype_of(out8), "int8", what="the dtype of vmap(matvec) on an int8 w and x", hint=MATVEC_DTYPE_HINT)
     checks.close(out8, np.einsum("bmn,bn->bm", W8.astype(np.int32), X8.astype(np.int32)).astype(np.int8),
                  what="vmap(matvec) on an int8 w and x")
-    one = run("vmap(matvec) on a batch of one, of (1, 4) matrices", lambda: jax.vmap(matvec)(W[:1, :1], X[:1]), BATCH_HINT)
-    checks.equal(getattr(one, "shape", None), (1, 1), what="the shape of vmap(matvec) on one (1, 4) matrix and one vector",
-                 hint="keep the batch axis and m even when they are 1: no squeeze")
+    ones = {str(axes): run(f"vmap(matvec, in_axes={axes}) on a batch of one, of (1, 4) matrices",
+                           lambda: jax.vmap(matvec, in_axes=axes)(W[:1, :1] if axes[0] == 0 else W[0, :1],
+                                                                  X[:1] if axes[1] == 0 else X[0]), BATCH_HINT)
+            for axes in PATHS}
+    checks.equal({axes: getattr(one, "shape", None) for axes, one in ones.items()}, dict.fromkeys(map(str, PATHS), (1, 1)),
+                 what="the shape of vmap(matvec, in_axes=...) on a batch of one, of (1, 4) matrices: {in_axes: shape}",
+                 hint="keep the batch axis and m even when they are 1, on every path of the rule: no squeeze")
     W8w = np.array([[[100, 100, 100], [50, -60, 70]], [[-128, 1, 2], [127, 127, 1]]], np.int8)
     X8w = np.array([[1, 1, 1], [1, 2, 3]], np.int8)
     W16 = np.stack([np.arange(12).reshape(3, 4) - 5, np.arange(12).reshape(3, 4) % 4 - 1]).astype(np.int16)
@@ -430,9 +447,9 @@ def exercise3(matvec_batch, matvec) -> None:
     checks.equal(getattr(empty, "shape", None), (0, 3), what="the shape of vmap(matvec) over a batch of 0 (3, 4) matrices and vectors",
                  hint="a batched computation works for any batch size, 0 too: no Python loop over the examples")
     checks.equal(run("tracing vmap(matvec) over 5 and over 2 examples", lambda: one_computation(matvec), BATCH_HINT),
-                 [[], True],
-                 what="[the loops (scan, while) in the jaxpr of vmap(matvec) over 5 examples, whether it has as many "
-                      "equations as over 2 examples]",
+                 dict.fromkeys(map(str, PATHS), [[], True]),
+                 what="{in_axes: [the loops (scan, while) in the jaxpr of vmap(matvec, in_axes) over 5 examples, whether "
+                      "it has as many equations as over 2 examples]}, both operands batched, w alone, x alone",
                  hint="compute the whole batch at once (jnp.einsum, @, or matvec on moved axes): no loop over the examples, "
                       "in Python or with lax.map")
     checks.equal(ran(matvec_batch, lambda: jax.vmap(matvec)(W, X)), True,

@@ -1015,3 +1015,35 @@ RIGHT.setdefault('ex2_answer', []).extend([
     R("the symbolic zeros take x's own aval: for a floating x (the only kind sincos takes) that is the outputs' tangent type",
       'def sincos_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    s, c = sincos(x)\n    if type(x_dot) is ad.Zero:\n        z = ad.Zero(jax.typeof(x))\n        return (s, c), (z, z)\n    return (s, c), (c * x_dot, -s * x_dot)\n\nad.primitive_jvps[sincos_p] = sincos_jvp\n'),
 ])
+
+
+# A seventh fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex2_answer'] += [
+    W('m', 'float16/bfloat16 tangents recompute jnp.cos/jnp.sin (a second sin and cos in the program)',
+      'def sincos_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    s, c = sincos(x)\n    if type(x_dot) is ad.Zero:\n        z = ad.Zero(jax.typeof(s).to_tangent_aval())\n        return (s, c), (z, z)\n    if x.dtype != jnp.float32:\n        return (s, c), (jnp.cos(x) * x_dot, -jnp.sin(x) * x_dot)\n    return (s, c), (c * x_dot, -s * x_dot)\n\nad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+]
+WRONG['ex2_answer'] += [
+    W('m', 'tangents of a non-1-d x recompute jnp.cos/jnp.sin',
+      'def sincos_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    s, c = sincos(x)\n    if type(x_dot) is ad.Zero:\n        z = ad.Zero(jax.typeof(s).to_tangent_aval())\n        return (s, c), (z, z)\n    if jnp.ndim(x) != 1:\n        return (s, c), (jnp.cos(x) * x_dot, -jnp.sin(x) * x_dot)\n    return (s, c), (c * x_dot, -s * x_dot)\n\nad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+]
+WRONG['ex2_answer'] += [
+    W('d', 'bfloat16 tangents computed in float32 and cast back (conversion on the way, for bfloat16 only)',
+      'def sincos_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    s, c = sincos(x)\n    if type(x_dot) is ad.Zero:\n        z = ad.Zero(jax.typeof(s).to_tangent_aval())\n        return (s, c), (z, z)\n    if x.dtype == jnp.bfloat16:\n        f = jnp.float32\n        return (s, c), ((c.astype(f) * x_dot.astype(f)).astype(x.dtype), (-s.astype(f) * x_dot.astype(f)).astype(x.dtype))\n    return (s, c), (c * x_dot, -s * x_dot)\n\nad.primitive_jvps[sincos_p] = sincos_jvp\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', 'lax.map over the examples when only x is batched',
+      'def matvec_batch(batched_args, batch_dims):\n    (w, x), (wd, xd) = batched_args, batch_dims\n    if wd is None:\n        return jax.lax.map(lambda r: w @ r, jnp.moveaxis(x, xd, 0)), 0\n    w = jnp.moveaxis(w, wd, 0)\n    if xd is None:\n        return jnp.einsum("bmn,n->bm", w, x), 0\n    return jnp.einsum("bmn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n\nbatching.primitive_batchers[matvec_p] = matvec_batch\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', 'lax.map over the examples when only w is batched',
+      'def matvec_batch(batched_args, batch_dims):\n    (w, x), (wd, xd) = batched_args, batch_dims\n    if wd is None:\n        return jnp.einsum("mn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n    w = jnp.moveaxis(w, wd, 0)\n    if xd is None:\n        return jax.lax.map(lambda m: m @ x, w), 0\n    return jnp.einsum("bmn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n\nbatching.primitive_batchers[matvec_p] = matvec_batch\n'),
+]
+WRONG['ex3_answer'] += [
+    W('d', 'Python loop over the examples when only w is batched',
+      'def matvec_batch(batched_args, batch_dims):\n    (w, x), (wd, xd) = batched_args, batch_dims\n    if wd is None:\n        return jnp.einsum("mn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n    w = jnp.moveaxis(w, wd, 0)\n    if xd is None:\n        if w.shape[0] == 0:\n            return jnp.zeros((0, w.shape[1]), jnp.result_type(w, x)), 0\n        return jnp.stack([matvec(w[i], x) for i in range(w.shape[0])]), 0\n    return jnp.einsum("bmn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n\nbatching.primitive_batchers[matvec_p] = matvec_batch\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', '.squeeze() on the only-w-batched path: a batch of one (or m == 1) loses an axis there',
+      'def matvec_batch(batched_args, batch_dims):\n    (w, x), (wd, xd) = batched_args, batch_dims\n    if wd is None:\n        return jnp.einsum("mn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n    w = jnp.moveaxis(w, wd, 0)\n    if xd is None:\n        return jnp.matmul(w, x[:, None]).squeeze(), 0\n    return jnp.einsum("bmn,bn->bm", w, jnp.moveaxis(x, xd, 0)), 0\n\nbatching.primitive_batchers[matvec_p] = matvec_batch\n'),
+]
