@@ -280,6 +280,13 @@ def exercise3(Norm, norm) -> None:
                       "it differentiated sqrt")
     checks.close(run("vmap(grad(norm))(Z)", lambda: jax.vmap(jax.grad(norm))(Z), hint), norm_grad_ref(Z),
                  what="vmap(grad(norm))(Z), row 1 all zeros", rtol=1e-5, atol=1e-6)
+    Y = X.at[2, 1].set(0.0)
+    label = "grad of sum(vmap(lambda v: norm(v, 1), in_axes=1)(Y)), Y of shape (4, 3, 5) batched on the middle axis"
+    checks.close(run(label, lambda: jax.grad(lambda M: jnp.sum(jax.vmap(lambda v: norm(v, 1), in_axes=1)(M)))(Y),
+                     "build the new Norm from the type of the array it is applied to, after the batch axis moved: "
+                     "a gradient outside vmap runs its rules at that type"),
+                 norm_grad_ref(Y), what=label + ": each row along the last axis over its norm, 0 for the zero row",
+                 rtol=1e-5, atol=1e-6)
     half = run("vmap(norm) of a bfloat16 array", lambda: jax.vmap(lambda v: norm(v, 0), in_axes=1)(X.astype(jnp.bfloat16)), hint,
                jnp.zeros((3, 5), jnp.float32))
     checks.equal(str(half.dtype), "bfloat16", what="the dtype of vmap(norm) of a bfloat16 array",
