@@ -14,14 +14,20 @@ Besides the values an answer gives, the checks watch how it gives them:
   its rows (the second half of its input unreadable, `cpp/page_stall.cc`) until a call from another thread has run
   whole, so that two calls overlap on every try;
 - whether a handler computes from the input it is given: `in_place_calls` changes x's values in place between
-  calls, so that new values sit at the address an earlier call saw.
+  calls, so that new values sit at the address an earlier call saw;
+- whether a handler writes variables every call shares: `globals_written` finds the library that holds the handler
+  (XLA's table of targets gives its address) and compares the bytes of its global and static variables before and
+  after calls on new values. A compiler may keep such a variable in a register, so that calls at once still give
+  their own results on this machine: the write shows it all the same.
 """
 
 from __future__ import annotations
 
 import ctypes
 import mmap
+import os
 import re
+import subprocess
 import threading
 import time
 import warnings
@@ -243,6 +249,61 @@ def held_call(row_minmax, rows: int = 2048, n: int = 256, limit_s: float = 3.0) 
             "held": was_held}
 
 
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+
+def _library_of(target: str) -> tuple[str, int]:
+    """The file and load address of the library that holds the handler XLA runs for the CPU FFI target `target`."""
+    from jaxlib import xla_client
+
+    capsule = xla_client.custom_call_targets("cpu")[target]["execute"]
+    pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    pointer.restype, pointer.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    info = _DlInfo()
+    if not ctypes.CDLL(None).dladdr(ctypes.c_void_p(pointer(capsule, None)), ctypes.byref(info)):
+        raise RuntimeError(f"no loaded library holds the handler of the FFI target {target!r}")
+    return info.dli_fname.decode(), info.dli_fbase
+
+
+def _writable_variables(path: str, base: int) -> list[tuple[str, int, int]]:
+    """(name, address, size) of each variable of the library `path`, loaded at `base`, that lies in its writable
+    memory: its global and static variables (not thread_local ones, which each thread has apart)."""
+    spans, path = [], os.path.realpath(path)
+    for line in open("/proc/self/maps"):
+        fields = line.split(maxsplit=5)
+        lo, hi = (int(v, 16) for v in fields[0].split("-"))
+        named = os.path.realpath(fields[5].strip()) if len(fields) > 5 else ""
+        if fields[1].startswith("rw") and (named == path or (not named and spans and lo == spans[-1][1])):
+            spans.append((lo, hi))   # the library's own writable pages, and the zeroed ones right after them
+    listed = subprocess.run(["nm", "-S", "--defined-only", path], capture_output=True, text=True, check=True).stdout
+    found = []
+    for line in listed.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[2] in "bBdD" and int(fields[1], 16):
+            address, size = base + int(fields[0], 16), int(fields[1], 16)
+            if any(lo <= address and address + size <= hi for lo, hi in spans):
+                found.append((fields[3], address, size))
+    return found
+
+
+def globals_written(fn, x) -> list[str]:
+    """The global and static variables of the library holding the handler that jax.jit(fn) calls whose bytes changed
+    over 3 calls on new values of x's shape, after a first call (which may set up what it needs once): state that
+    calls running at the same time share. Sorted, by their C++ names."""
+    jitted = jax.jit(fn)
+    target, = set(custom_call_targets(fn, x))
+    variables = _writable_variables(*_library_of(target))
+    jax.block_until_ready(jitted(x))
+    before = [ctypes.string_at(address, size) for _, address, size in variables]
+    for k in range(3):
+        jax.block_until_ready(jitted(x * (k + 2) - 5))
+    names = [name for (name, address, size), was in zip(variables, before) if ctypes.string_at(address, size) != was]
+    shown = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()
+    return sorted(shown if len(shown) == len(names) else names)
+
+
 def in_place_calls(row_minmax, steps: int = 4, shape=(4, 6)) -> list[int]:
     """An eager and a jitted call of row_minmax, then x updated in place, `steps` times: a jax.jit(lambda a: a + 1)
     that donates x writes a + 1 into x's own memory, so every call after the first finds new values at the address
@@ -352,6 +413,10 @@ def exercise1(row_minmax) -> None:
                  what="a jitted call on a (2048, 256) x held at its first read of x's second half until a call on "
                       "another x, from another thread, had run whole: [whether the held call gave its own lo and hi, "
                       "whether the other did]", hint=SHARED_STATE)
+    checks.equal(run("calls of jax.jit(row_minmax), the handler's library watched", lambda: globals_written(row_minmax, m),
+                     hint=SHARED_STATE), [],
+                 what="the global or static variables of the handler's library that calls on new values wrote to "
+                      "(every call shares them)", hint=SHARED_STATE)
     checks.equal(run("row_minmax on an x whose values change in place between calls", lambda: in_place_calls(row_minmax),
                      hint=REMEMBERED), [0, 0],
                  what="4 eager and 4 jitted calls on a (4, 6) x that a donating jit(lambda a: a + 1) updates in place between "
