@@ -156,6 +156,10 @@ class Outcome:
     answer_error: str = ""  # the wrong answer's own cell raised (it then defines nothing)
 
 
+
+#: How much of each failed check's message a line shows ($GRADING_WIDTH, 160 by default).
+WIDTH = int(os.environ.get("GRADING_WIDTH", "160"))
+
 def defined_names(source: str) -> set[str]:
     """Names a cell binds at top level, and the keys of tables it assigns into (`table[p] = ...`)."""
     try:
@@ -505,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{o.why[:70]}")
                 for label, verdict in (("visible", o.visible), ("graded", o.graded), *o.others.items()):
                     if verdict is not None and not verdict.passed:
-                        print(f"      {label}: {verdict.message.splitlines()[0][:160] if verdict.message else ''}")
+                        print(f"      {label}: {verdict.message.splitlines()[0][:WIDTH] if verdict.message else ''}")
                 for note in (o.problem, o.answer_error):
                     if note:
                         print(f"      {note[:200]}")
@@ -523,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{'ok ' if ok else 'BAD'} {gid}[{o.index}] {o.klass}  visible: {visible:<12} graded: {graded:<10} {o.why[:70]}")
                 for label, verdict in (("visible", o.visible), ("graded", o.graded)):
                     if verdict is not None and not verdict.passed:
-                        print(f"      {label}: {verdict.message.splitlines()[0][:160] if verdict.message else ''}")
+                        print(f"      {label}: {verdict.message.splitlines()[0][:WIDTH] if verdict.message else ''}")
                 for other, verdict in o.others.items():
                     if not verdict.passed:
                         print(f"      also cost {other}: {verdict.message.splitlines()[0][:140]}")
