@@ -5,6 +5,7 @@
 //   watch_pool / unwatch_pool tasks that start late, or stall in the middle of their work
 //   pool_wait_for_start       pool.Schedule returns only once the task has started
 //   pool_meet                 the next handlers to call pool.Schedule wait there for each other
+//   pool_watch_in_task        whether the calling thread is running a task the watch scheduled
 //
 // The last two are for the chapter's self-checks. A handler hands work to the pool with
 // pool.Schedule(task), which calls the function XLA_FFI_ThreadPool_Schedule of the FFI's API table
@@ -88,6 +89,10 @@ void LetGo(Wrapped* w) {
   if (w->owners.fetch_sub(1) == 1) delete w;
 }
 
+// Whether this thread is running a task the watch scheduled (late_wait.cc asks, to tell the pool's tasks from the
+// handler's own thread).
+thread_local bool g_in_task = false;
+
 void RunWrapped(void* p) {
   auto* shared = static_cast<Wrapped*>(p);
   XLA_FFI_Task* task = shared->task;
@@ -111,7 +116,9 @@ void RunWrapped(void* p) {
   shared->started.store(true);
   LetGo(shared);
   const long long start = ThreadCpuNs();
+  g_in_task = true;
   task(data);
+  g_in_task = false;
   g_task_cpu_ns.fetch_add(ThreadCpuNs() - start);
   if (armed) timer_delete(timer);  // a task shorter than g_stall_after_us is not interrupted
 }
@@ -266,6 +273,7 @@ extern "C" int unwatch_pool() {
   return SetSchedule(g_original) ? 0 : -1;
 }
 
+extern "C" int pool_watch_in_task() { return g_in_task ? 1 : 0; }
 extern "C" long long pool_tasks_scheduled() { return g_scheduled.load(); }
 extern "C" long long pool_tasks_stalled() { return g_stalled.load(); }
 extern "C" long long pool_task_cpu_ns() { return g_task_cpu_ns.load(); }

@@ -73,7 +73,8 @@ def _watch() -> dict[str, Any]:
                                         ("pool_meetings", [], ctypes.c_longlong),
                                         ("pool_tasks_scheduled", [], ctypes.c_longlong),
                                         ("pool_tasks_stalled", [], ctypes.c_longlong),
-                                        ("pool_task_cpu_ns", [], ctypes.c_longlong)):
+                                        ("pool_task_cpu_ns", [], ctypes.c_longlong),
+                                        ("pool_watch_in_task", [], ctypes.c_int)):
             _WATCH[name] = lib.function(name, argtypes=argtypes, restype=restype)
     return _WATCH
 
@@ -458,14 +459,20 @@ print("finished")
 '''
 
 
-# Every wait on a condition variable made from the answer's libraries held for 1 s before it sleeps (cpp/late_wait.cc,
-# preloaded); pool.Schedule returns once its task has started, so the task holds rows before the caller takes its own;
-# and every pool task that has run for 20 µs stalls for 300 ms, in the middle of its rows. The caller, which finished
-# its own rows meanwhile, is still holding its mutex when the stalled task finishes the last rows, so a task that
-# notifies without taking that mutex wakes no one. Calls go on until three had a task stall (or 20 s passed).
-_LOST_WAKEUP_CHILD = _CHILD_START + r'''
+# The answer's C++ with its waits and locks changed by cpp/late_wait.cc (preloaded), in three phases: every wait on a
+# condition variable held for 1 s before it sleeps; then every lock the handler's own thread takes made 400 ms late;
+# then every other wait returning at once. Throughout, pool.Schedule returns once its task has started, so the task
+# holds rows before the caller takes its own, and every pool task that has run for 20 µs stalls for 300 ms, in the
+# middle of its rows. So the last rows are done while the caller holds its mutex in a held wait (a task that notifies
+# without that mutex wakes no one); while the caller is on its way to the mutex after checking that work is left (a
+# caller that then waits without checking again sleeps for ever); and while the caller's wait has returned early (a
+# caller that does not check again returns with rows not written). Each phase makes calls until three had a task
+# stall (or 10 s passed), each call with a new scale, so that a row left unwritten shows.
+_WAKE_UPS_CHILD = _CHILD_START + r'''
 late = ctypes.CDLL(os.environ["JBJ_LATE_WAIT"])   # the library LD_PRELOAD loaded, already in this process
+late.late_wait_mode.argtypes = [ctypes.c_int, ctypes.c_long, ctypes.c_int]
 selfcheck.pool_threads()   # the pool watch, built and loaded before the answer's builds are registered
+late.late_wait_task_probe(ctypes.cast(selfcheck._watch()["pool_watch_in_task"], ctypes.c_void_p))
 _build = builder.build
 def _registered(*args, **kwargs):
     lib = _build(*args, **kwargs)
@@ -473,15 +480,23 @@ def _registered(*args, **kwargs):
     return lib
 grader.build = builder.build = _registered
 ''' + _CHILD_ANSWER + r'''
-y, s = jnp.ones((2048, 4096), jnp.float32), jnp.full(2048, 1.0, jnp.float32)
-y = jax.block_until_ready(scale(y, s))
-calls, deadline = 0, time.monotonic() + 20
-with selfcheck.watched_pool(stall_after_us=20, stall_us=300000, wait_for_start_us=100000) as counters:
-    while (calls < 5 or counters["stalled"]() < 3) and time.monotonic() < deadline:
-        y = jax.block_until_ready(scale(y, s))
-        calls += 1
-    stalled = counters["stalled"]()
-print("finished", calls, stalled, late.late_waits_held())
+x = jnp.ones((2048, 4096), jnp.float32)
+jax.block_until_ready(scale(x, jnp.ones(2048, jnp.float32)))
+for phase, mode in (("held waits", (1, 0, 0)), ("late locks", (0, 400000, 0)), ("spurious wake-ups", (0, 0, 1))):
+    print("phase", phase, flush=True)
+    late.late_wait_mode(*mode)
+    calls, deadline = 0, time.monotonic() + 10
+    with selfcheck.watched_pool(stall_after_us=20, stall_us=300000, wait_for_start_us=100000) as counters:
+        while (calls < 5 or counters["stalled"]() < 3) and time.monotonic() < deadline:
+            factor = float(calls + 2)
+            y = jax.block_until_ready(scale(x, jnp.full(2048, factor, jnp.float32)))
+            unwritten = int(np.count_nonzero(np.asarray(y) != factor))
+            if unwritten:
+                time.sleep(0.5)   # the stalled task finishes before this process ends
+                sys.exit(f"in the {phase}, a call returned before its rows were written: {unwritten} values not scaled")
+            calls += 1
+late.late_wait_mode(1, 0, 0)
+print("finished", late.late_waits_held(), late.late_locks_made(), late.late_spurious_returns())
 '''
 
 
@@ -554,8 +569,10 @@ def answer_in_a_process(scale_rows: Callable, child: str, seconds: float, env: d
     try:
         run = subprocess.run([sys.executable, "-c", child], input=repr(plain_constants(scale_rows)) + "\0" + source,
                              env=env, capture_output=True, text=True, timeout=seconds)
-    except subprocess.TimeoutExpired:
-        return f"did not finish in {seconds:g} s ({stuck})"
+    except subprocess.TimeoutExpired as err:
+        printed = err.stdout.decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
+        phases = re.findall(r"^phase (.+)$", printed, re.M)
+        return f"did not finish in {seconds:g} s{f', in the {phases[-1]}' if phases else ''} ({stuck})"
     said = re.search(r"ERROR: AddressSanitizer: ([\w-]+)", run.stderr)
     if said:
         return f"AddressSanitizer: {said.group(1)}"
@@ -571,17 +588,36 @@ def calls_from_threads_finish(scale_rows: Callable, seconds: float = 30) -> str:
     return answer_in_a_process(scale_rows, _THREADS_CHILD, seconds)
 
 
-def wake_ups_arrive(scale_rows: Callable, seconds: float = 60) -> str:
-    """Whether calls of jax.jit(scale_rows) on 2048 rows of 4096 return, in a process of their own in which every wait
-    on a condition variable that the answer's C++ makes holds its mutex for 1 s before it sleeps (cpp/late_wait.cc),
-    and every pool task starts before the caller goes on and stalls for 300 ms in its rows: a task that notifies
-    without the waiter's mutex then notifies before the waiter sleeps, and the call never returns."""
+def wake_ups_arrive(scale_rows: Callable, seconds: float = 75) -> str:
+    """Whether calls of jax.jit(scale_rows) on 2048 rows of 4096 return with every row written, in a process of their
+    own in which every pool task starts before the caller goes on and stalls for 300 ms in its rows, and the waits and
+    locks of the answer's C++ are changed by cpp/late_wait.cc in three phases (_WAKE_UPS_CHILD): waits held for 1 s
+    before they sleep, then the caller's locks taken 400 ms late, then every other wait returning at once. A wake-up
+    that can be lost then is, and a wait that is not checked again returns early."""
     if pool_threads() == 1:
         return "finished"   # one CPU: no pool task, no wake-up to lose
     shim = build("late_wait.cc", flags=("-O2", "-pthread"))
-    return answer_in_a_process(scale_rows, _LOST_WAKEUP_CHILD, seconds, env={
+    return answer_in_a_process(scale_rows, _WAKE_UPS_CHILD, seconds, env={
         **os.environ, "LD_PRELOAD": str(shim.path), "JBJ_LATE_WAIT": str(shim.path)},
         stuck="a call waits for a wake-up that never comes")
+
+
+#: What to do about each phase of wake_ups_arrive that went wrong.
+WAKE_UP_HINTS = {
+    "held waits": "a wake-up was lost: the task that finishes the last chunk must take the waiter's mutex before it "
+                  "notifies (ParallelFor's { std::lock_guard<std::mutex> lock(state->mutex); } before notify_one), or it "
+                  "can notify between the waiter's check and its sleep",
+    "late locks": "a wake-up was lost: the caller checked that work was left, the last task notified before the caller "
+                  "took the mutex, and the caller then waited without checking again. Check under the mutex, in the "
+                  "wait itself: all_done.wait(lock, [&] { return done == chunks; })",
+    "spurious wake-ups": "a wait can return with no notify (POSIX allows it): wait until the work is done, "
+                         "all_done.wait(lock, predicate) or a while loop around wait, not one wait",
+}
+
+
+def wake_up_hint(said: str) -> str:
+    """The hint for what wake_ups_arrive said."""
+    return next((hint for phase, hint in WAKE_UP_HINTS.items() if f"in the {phase}" in said), WAKE_UP_HINTS["held waits"])
 
 
 def _shared_library(name: str) -> str | None:
@@ -625,13 +661,12 @@ def exercise2(scale_rows, scale_rows_inplace) -> None:
     checks.close(value("scale_rows_inplace of a 1-D x and a 0-d s", lambda: call(scale_rows_inplace, x3[0, 0], s3[0, 0])),
                  x3[0, 0] * s3[0, 0], what="scale_rows_inplace of a 1-D x of 7 and a 0-d s",
                  hint="a 1-D x is one row and comes back 1-D: hand the handler x as it is (no atleast_2d), with s of shape x.shape[:-1]")
-    checks.equal(wake_ups_arrive(scale_rows), "finished",
-                 what="whether calls of jax.jit(scale_rows) on 2048 rows of 4096 returned within 60 s (in a process of "
-                      "their own), every wait of your C++ on a condition variable held for 1 s before it sleeps and "
-                      "every pool task stalled for 300 ms in its rows",
-                 hint="a wake-up was lost: the task that finishes the last chunk must take the waiter's mutex before it "
-                      "notifies (ParallelFor's { std::lock_guard<std::mutex> lock(state->mutex); } before notify_one), or "
-                      "it can notify between the waiter's check and its sleep")
+    woke = wake_ups_arrive(scale_rows)
+    checks.equal(woke, "finished",
+                 what="calls of jit(scale_rows) on 2048 rows of 4096 in a process of their own, pool tasks stalled for "
+                      "300 ms, your C++'s waits held 1 s, then its caller's locks 400 ms late, then every other wait "
+                      "woken at once (wake_ups_arrive): whether each returned within 75 s, every row written",
+                 hint=wake_up_hint(woke))
     said = sanitized_run(scale_rows)
     checks.equal(said, "finished",
                  what="40 calls of jax.jit(scale_rows) from 4 threads at once, the C++ built with AddressSanitizer and "
@@ -663,12 +698,17 @@ def exercise2(scale_rows, scale_rows_inplace) -> None:
                  {"x deleted": True, "moved by": 0},
                  what="scale_rows_inplace(x, s): whether x was deleted, and how far the result lies from x's old address",
                  hint="ffi_call(..., input_output_aliases={0: 0}) and jax.jit(scale_rows, donate_argnums=0)")
-    compiled = value("compiling scale_rows_inplace", lambda: scale_rows_inplace.lower(
-        jnp.zeros((256, 32), jnp.float32), jnp.zeros(256, jnp.float32)).compile().as_text()) or "ENTRY"
-    checks.equal({"custom calls": compiled.count(" custom-call("), "copies": compiled[compiled.index("ENTRY"):].count(" copy(")},
-                 {"custom calls": 1, "copies": 0},
-                 what="the compiled program of scale_rows_inplace (your custom call, with no copy before or after it)",
-                 hint="a copy after the call means no input_output_aliases; a copy before it means no donate_argnums")
+    programs = {}
+    for shape in ((256, 32), (7,), (3, 5, 7)):
+        compiled = value(f"compiling scale_rows_inplace for x of shape {shape}", lambda: scale_rows_inplace.lower(
+            jnp.zeros(shape, jnp.float32), jnp.zeros(shape[:-1], jnp.float32)).compile().as_text()) or "ENTRY"
+        programs[str(shape)] = {"custom calls": compiled.count(" custom-call("),
+                                "copies": compiled[compiled.index("ENTRY"):].count(" copy(")}
+    checks.equal(programs, dict.fromkeys(programs, {"custom calls": 1, "copies": 0}),
+                 what="the compiled program of scale_rows_inplace for x of each shape (your custom call, with no copy "
+                      "before or after it)",
+                 hint="a copy after the call means no input_output_aliases, or a reshape around the call (hand the "
+                      "handler x as it is, any number of axes); a copy before it means no donate_argnums")
     release()
     x4 = np.random.default_rng(26).standard_normal((2, 3, 4, 5)).astype(np.float32)
     s4 = np.random.default_rng(27).standard_normal((2, 3, 4)).astype(np.float32)
@@ -774,15 +814,24 @@ def exercise3(l2_normalize) -> None:
                        hint="a cotangent that is not batched reaches the backward call: vmap_method='broadcast_all' handles it"),
                  l2_grad(x3, np.ones_like(x3)), **GRAD_TOL,
                  what="vmap(grad(lambda v: l2_normalize(v).sum())) of a (3, 4, 6) array (the cotangent is not batched)")
-    gift = value("jax.jit(jax.grad(loss), donate_argnums=1)", lambda: donated_gradient(l2_normalize, jnp.asarray(x), w),
-                 hint="the backward ffi_call declares input_output_aliases={1: 0} when its arguments are (x, ct_y)") or {}
-    checks.equal(gift.get("entry"), ["parameter", "parameter", "custom-call"],
-                 what="the compiled jax.jit(jax.grad(sum(l2_normalize(x) * w)), donate_argnums=1): its entry computation",
-                 hint="one custom call and no copy: the backward call writes ct_x over ct_y (input_output_aliases), "
-                      "and computes everything itself (no jnp around it)")
-    checks.equal({k: gift.get(k) for k in ("w deleted", "moved by")}, {"w deleted": True, "moved by": 0},
-                 what="whether the donated w was deleted, and how far the gradient lies from w's old address",
-                 hint="ct_x written into ct_y's buffer, which is the donated w")
+    x23 = np.random.default_rng(35).standard_normal((2, 3, 17)).astype(np.float32)
+    w23 = np.random.default_rng(36).standard_normal((2, 3, 17)).astype(np.float32)
+    gifts = {str(xs.shape): value(f"jax.jit(jax.grad(loss), donate_argnums=1) on x of shape {xs.shape}",
+                                  lambda: donated_gradient(l2_normalize, jnp.asarray(xs), ws),
+                                  hint="the backward ffi_call declares input_output_aliases={1: 0} when its arguments are "
+                                       "(x, ct_y)") or {}
+             for xs, ws in ((x, w), (x23, w23), (x1, w1))}
+    checks.equal({shape: gift.get("entry") for shape, gift in gifts.items()},
+                 dict.fromkeys(gifts, ["parameter", "parameter", "custom-call"]),
+                 what="the compiled jax.jit(jax.grad(sum(l2_normalize(x) * w)), donate_argnums=1): its entry computation, "
+                      "for x of each shape",
+                 hint="one custom call and no copy, for any number of axes: the backward call writes ct_x over ct_y "
+                      "(input_output_aliases) as they are (a reshape around the call makes XLA copy), and computes "
+                      "everything itself (no jnp around it)")
+    checks.equal({shape: {k: gift.get(k) for k in ("w deleted", "moved by")} for shape, gift in gifts.items()},
+                 dict.fromkeys(gifts, {"w deleted": True, "moved by": 0}),
+                 what="for x of each shape: whether the donated w was deleted, and how far the gradient lies from w's old "
+                      "address", hint="ct_x written into ct_y's buffer, which is the donated w")
     big_x = jnp.asarray(np.random.default_rng(31).standard_normal((4096, 256), dtype=np.float32))
     big_w = jnp.cos(jnp.arange(4096 * 256, dtype=jnp.float32)).reshape(4096, 256)
     checks.equal(value("the tasks l2_normalize's handlers hand to XLA's pool",
