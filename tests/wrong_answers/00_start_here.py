@@ -146,3 +146,11 @@ WRONG['ex2_answer'] += [
     W('c', 'divides by 1/factor: fails (ZeroDivisionError) for factor 0, rounding elsewhere',
       'def make_scaled(factor):\n    return jax.jit(lambda x: x / (1.0 / factor))\n'),
 ]
+
+
+# An eighth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('loads the built library again with ctypes.CDLL: the same library, the same function and the same types as lib.function gives',
+      'def make_cube():\n    lib = grader.build(code=\'extern "C" double cube(double x) { return x * x * x; }\', name="bl9_cube_cdll")\n    f = ctypes.CDLL(str(lib.path)).cube\n    f.argtypes = [ctypes.c_double]\n    f.restype = ctypes.c_double\n    return f\n'),
+])
