@@ -546,3 +546,15 @@ WRONG['ex3_answer'] += [
     W('m', 'dedupes within one call: the same jax.Array at two leaves gets one shared copy, not one of its own',
       'def to_host_tree(tree):\n    seen = {}\n    def convert(leaf):\n        if not isinstance(leaf, jax.Array):\n            return leaf\n        if id(leaf) not in seen:\n            data = jax.random.key_data(leaf) if jax.dtypes.issubdtype(leaf.dtype, jax.dtypes.prng_key) else leaf\n            seen[id(leaf)] = np.array(data)\n        return seen[id(leaf)]\n    return jax.tree.map(convert, tree)\n'),
 ]
+
+
+# An eighth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('c', "np.copy keeps x's layout (order='K'): returned as is when it happens to be aligned, so a transposed x gives a Fortran-order result (always with align=1)",
+      'def aligned_copy(x, align=64):\n    out = np.copy(x)\n    if out.size == 0 or address(out) % align == 0:\n        return out\n    raw = np.empty(x.nbytes + align, dtype=np.uint8)\n    start = (-address(raw)) % align\n    out = raw[start:start + x.nbytes].view(x.dtype).reshape(x.shape)\n    out[...] = x\n    return out\n'),
+]
+WRONG['ex2_answer'] += [
+    W('f', 'reuses one host buffer per shape/dtype: a later call overwrites what an earlier (aliased) result reads',
+      '_BUFFERS = {}\n\ndef frozen_put(x):\n    key = (x.shape, x.dtype.str)\n    if key not in _BUFFERS:\n        _BUFFERS[key] = np.empty(x.shape, x.dtype)\n    np.copyto(_BUFFERS[key], x)\n    return jax.device_put(_BUFFERS[key])\n'),
+]
