@@ -195,6 +195,10 @@ def exercise1(share_with_jax) -> None:
     host, _ = shared(share_with_jax, frozen, "an aligned read-only float32 array")
     checks.equal(host is frozen, True, what="an aligned read-only float32 array: whether host is x itself",
                  hint="JAX imports a read-only buffer with copy=False too: keep x whenever JAX can import it, writeable or not")
+    for x, label in ((filled(16, offset=16), "a read-only float32 array 16 bytes past alignment"),
+                     (filled(6, np.float64, np.arange(6) / 4), "an aligned read-only float64 array")):
+        x.flags.writeable = False
+        check_share(share_with_jax, x, label, False)   # copied: host is a writeable array of its own
     fortran = aligned_empty((4, 3), np.float64).T
     fortran[:] = np.arange(12).reshape(3, 4) / 2
     check_share(share_with_jax, fortran, "a Fortran-order float64 (3, 4) array", False)

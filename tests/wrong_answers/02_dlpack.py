@@ -644,3 +644,11 @@ RIGHT.setdefault('ex2_answer', []).extend([
     R('an empty y is imported with copy=False like any other, from an aligned_empty host (aligned for every shape, empty ones too)',
       'def writeable_twin(y):\n    host = aligned_empty(y.shape, y.dtype)\n    host[...] = np.asarray(y)\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
 ])
+
+
+# An eighth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('m', "copy of a read-only x inherits x's read-only flag: host should be writeable",
+      'def share_with_jax(x):\n    dt = jax.dtypes.canonicalize_dtype(x.dtype)\n    if x.size and dt == x.dtype:\n        try:\n            return x, jax.dlpack.from_dlpack(x, copy=False)\n        except (ValueError, jax.errors.JaxRuntimeError):\n            pass\n    host = aligned_empty(x.shape, dt)\n    host[...] = x\n    host.flags.writeable = x.flags.writeable\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
+]
