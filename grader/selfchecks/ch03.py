@@ -152,6 +152,10 @@ def exercise1(tap) -> None:
     checks.close(result, np.array([0.0, 2.0, 4.0], np.float32), what="jit(tap(x) * 2)")
     checks.equal([e.tolist() for e in sink], [[0.0, 1.0, 2.0]], what="the entries under jit, read right after jax.effects_barrier()",
                  hint="every entry must be in sink when jax.effects_barrier() returns: append inside the callback itself")
+    result, sink = tapped("twice on one value under jit", lambda s: jax.jit(lambda v: tap(tap(v, s), s))(x))
+    checks.equal([e.tolist() for e in sink], [[0.0, 1.0, 2.0]] * 2,
+                 what="the entries of jit(tap(tap(x, sink), sink)): one per run of tap",
+                 hint="append the value every time tap runs, also one equal to the entry before it")
     m = jnp.arange(6, dtype=jnp.int32).reshape(2, 3) - 2
     result, sink = tapped("under jit on an int32 matrix", lambda s: jax.jit(lambda v: tap(v, s) + 1)(m))
     checks.close(result, np.arange(6, dtype=np.int32).reshape(2, 3) - 1, what="jit(tap(m) + 1) for an int32 (2, 3) matrix m")

@@ -699,3 +699,11 @@ RIGHT.setdefault('ex3_answer', []).extend([
     R('the host returns int64 indices where int32 is declared: with x64 off JAX canonicalizes the returned int64 to int32, so the indices are int32 as the text asks',
       'def _bl8_sort_host(v):\n    v = np.asarray(v)\n    return np.sort(v, axis=-1), np.argsort(v, axis=-1, kind="stable")\n\ndef host_sort(x):\n    shapes = (jax.ShapeDtypeStruct(x.shape, x.dtype), jax.ShapeDtypeStruct(x.shape, jnp.int32))\n    return jax.pure_callback(_bl8_sort_host, shapes, x, vmap_method="expand_dims")\n'),
 ])
+
+
+# An eighth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('f', "skips an entry equal to the previous one ('dedupe recomputation'): a repeated value is logged once",
+      'def tap(x, sink):\n    def record(value):\n        value = np.array(value)\n        if sink and sink[-1].shape == value.shape and np.array_equal(sink[-1], value):\n            return\n        sink.append(value)\n    jax.debug.callback(record, x)\n    return x\n'),
+]
