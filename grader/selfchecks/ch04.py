@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import itertools
 import sys
 import threading
 import time
@@ -295,8 +296,9 @@ def _hosts_on_new_values(gammaln_cb, xs: np.ndarray) -> None:
         got = value("a host function of jvp(grad(gammaln_cb)), called on x + 1.5", lambda: host(np.array(new)))
         leaves = [np.asarray(leaf, np.float32) for leaf in jax.tree.leaves(got)]
         stale += not any(leaf.shape == new.shape and np.allclose(leaf, k, rtol=1e-4, atol=1e-4) for leaf in leaves for k in known)
-    checks.equal(stale, 0, what="how many host functions of jvp(grad(gammaln_cb)), called on x and then each on x + 1.5 "
-                                "(the last one first), return for x + 1.5 none of gammaln, digamma or trigamma of x + 1.5",
+    checks.equal(stale, 0, what="how many host functions of jvp(grad(gammaln_cb)) give a stale value: called on x, then "
+                                "each on x + 1.5 (the last first), their result is none of gammaln, digamma and trigamma "
+                                "of x + 1.5",
                  hint="each host function computes from the values it receives on every call: none reads a value another "
                       "host function kept (the primal one need not run first: under jit(grad) JAX drops it)")
 
@@ -314,13 +316,18 @@ _LATE_ARGS: list[Any] = []
 
 
 @contextlib.contextmanager
-def late_threads(seconds: float = 0.2):
-    """Each thread started from Python while the block runs waits `seconds` before its target runs, so a host function
-    that returns before its threads have finished returns rows not yet written."""
+def late_threads(seconds: float = 0.2, first_slowest: bool = True):
+    """Each thread started from Python while the block runs waits before its target runs, so a host function that
+    returns before its threads have finished returns rows not yet written: the k-th thread to begin (from 0) waits
+    `seconds` * 2 / (k + 1) when `first_slowest`, else `seconds` * (k + 1) / 2, so that whichever thread a host
+    function waits for, with one of the two orders another one is still late when it returns."""
+    begun = itertools.count()
+
     def first_call(frame, event, arg):
         sys.settrace(None)  # once per thread
         _LATE_ARGS.append(getattr(threading.current_thread(), "_args", None))
-        time.sleep(seconds)
+        k = next(begun)
+        time.sleep(seconds * 2 / (k + 1) if first_slowest else seconds * (k + 1) / 2)
 
     threading.settrace(first_call)
     try:
@@ -391,10 +398,14 @@ def exercise3(row_moments) -> None:
     checks.close(got[0], np.float32(3.0), what="the mean of the 1-D x [1, 2, 3, 6] (a 0-d array)")
     checks.close(got[1], np.float32(3.5), what="the variance of the 1-D x [1, 2, 3, 6] (a 0-d array)")
     rows = np.arange(8, dtype=np.float32)[:, None] + np.array([4242.0, 4243.0, 4244.0, 4245.0], np.float32)
-    with late_threads():
-        got = moments("row_moments of an (8, 4) array, threads it starts slow to begin", lambda: row_moments(jnp.asarray(rows)))
-    checks.close(got[0], rows.mean(-1), what="the means of an (8, 4) array when the threads the host function starts begin late",
-                 hint="the host function returns the arrays JAX reads: wait for every thread it starts (join) before returning")
+    for first_slowest, which in ((True, "the first to begin the latest"), (False, "the last to begin the latest")):
+        with late_threads(first_slowest=first_slowest):
+            got = moments(f"row_moments of an (8, 4) array, the threads it starts slow to begin ({which})",
+                          lambda: row_moments(jnp.asarray(rows)))
+        checks.close(got[0], rows.mean(-1), what="the means of an (8, 4) array when the threads the host function starts "
+                                                 f"begin late, {which}",
+                     hint="the host function returns the arrays JAX reads: wait for every thread it starts (join each) "
+                          "before returning")
     b4 = np.arange(2 * 2 * 3 * 4, dtype=np.float32).reshape(2, 2, 3, 4) ** 1.25
     every_axis = "every leading axis counts: rows is the product of x.shape[:-1], x.size // n"
     got = moments("row_moments of a (2, 2, 3, 4) array", lambda: row_moments(jnp.asarray(b4)), hint=every_axis)
