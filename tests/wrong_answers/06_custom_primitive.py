@@ -1266,3 +1266,11 @@ RIGHT.setdefault('ex2_answer', []).extend([
     R('the rule returns a tuple of the two ShapedArrays, which the text allows (a list or tuple)',
       'def max_argmax_abstract_eval(x):\n    if x.ndim == 0:\n        raise TypeError("max_argmax needs at least one axis")\n    if x.shape[-1] == 0:\n        raise ValueError("max_argmax needs a non-empty last axis")\n    return (ShapedArray(x.shape[:-1], x.dtype), ShapedArray(x.shape[:-1], jnp.int32))\n\n\n# Given: the computation, the primitive (with your line) and its rules, and the wrapper.\ndef _max_argmax_math(x):\n    return jnp.max(x, axis=-1), jnp.argmax(x, axis=-1).astype(jnp.int32)\n\n\nmax_argmax_p = Primitive("max_argmax")\nmax_argmax_p.multiple_results = True\nmax_argmax_p.def_impl(_max_argmax_math)\nmax_argmax_p.def_abstract_eval(max_argmax_abstract_eval)\nmlir.register_lowering(max_argmax_p, mlir.lower_fun(_max_argmax_math, multiple_results=True))\n\n\ndef max_argmax(x):\n    return tuple(max_argmax_p.bind(x))\n'),
 ])
+
+
+# An eighth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex3_answer', []).extend([
+    R("binds the caller's own tuple when it needs no change: a tuple cannot change, and the text asks for a tuple of Python ints",
+      'def permute_abstract_eval(x, *, perm):\n    if sorted(perm) != list(range(x.ndim)):\n        raise ValueError(f"permute: {perm} is not a permutation of {x.ndim} axes")\n    return ShapedArray(tuple(x.shape[p] for p in perm), x.dtype)\n\ndef permute(x, perm):\n    ndim = jnp.ndim(x)\n    if isinstance(perm, tuple) and all(type(p) is int and p >= 0 for p in perm):\n        return permute_p.bind(x, perm=perm)\n    return permute_p.bind(x, perm=tuple(int(p) + ndim if int(p) < 0 else int(p) for p in perm))\n\n# Given: a primitive with an abstract evaluation rule and nothing else.\npermute_p = Primitive("permute")\n_ = permute_p.def_abstract_eval(permute_abstract_eval)   # it returns the rule; nothing to display\n'),
+])
