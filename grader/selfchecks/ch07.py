@@ -194,9 +194,13 @@ def exercise1(clip_p) -> None:
                  np.array([1, 1, 1, 1], np.int32),
                  what="jit of clip_p.bind([0, 2, 4, 6], lo=3, hi=1): lo above hi (hi everywhere, as jnp.clip)",
                  hint="pass lo and hi to hlo.clamp as they are: no min/max to reorder them")
-    checks.equal(op_names(lowered("lowering clip_p.bind([0, 2, 4, 6], lo=3, hi=1)", partial(clip_p.bind, lo=3, hi=1), v4)),
-                 ["stablehlo.clamp", "stablehlo.constant"], what="StableHLO ops lowered for lo=3, hi=1 (lo above hi)",
-                 hint="one rule for every pair of bounds: hlo.clamp of the two constants and x, also when lo is above hi")
+    checks.equal({f"lo={lo}, hi={hi}": op_names(lowered(f"lowering clip_p.bind([0, 2, 4, 6], lo={lo}, hi={hi})",
+                                                          partial(clip_p.bind, lo=lo, hi=hi), v4))
+                  for lo, hi in ((3, 1), (2, 2))},
+                 dict.fromkeys(("lo=3, hi=1", "lo=2, hi=2"), ["stablehlo.clamp", "stablehlo.constant"]),
+                 what="the StableHLO ops lowered for lo above hi and for lo equal to hi",
+                 hint="one rule for every pair of bounds: hlo.clamp of the two constants and x, also when lo is above or "
+                      "equal to hi")
     mixed = run("clip_p.bind(jnp.arange(5), lo=0.5, hi=3.0), an int32 x with float bounds",
                 lambda: clip_p.bind(jnp.arange(5, dtype=jnp.int32), lo=0.5, hi=3.0))
     checks.equal(None if mixed is None else [str(mixed.dtype), np.asarray(mixed).tolist()], ["int32", [0, 1, 2, 3, 3]],

@@ -583,3 +583,11 @@ RIGHT.setdefault('ex3_answer', []).extend([
     R('the generic rule is the mlir.lower_fun expression, called inside a def of its own',
       'abs_p = elementwise_primitive("my_abs")\ndef _generic(ctx, v):\n    return mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False)(ctx, v)\nmlir.register_lowering(abs_p, _generic)\nmlir.register_lowering(abs_p, lambda ctx, v: [hlo.abs(v)], platform=\'cpu\')\nabs_p.def_impl(partial(xla.apply_primitive, abs_p))\n'),
 ])
+
+
+# An eighth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('c', 'rule for lo == hi emits a broadcast constant instead of a clamp',
+      'clip_p = elementwise_primitive("clip")\n\ndef clip_rule(ctx, operand, *, lo, hi):\n    aval = ctx.avals_out[0]\n    if lo == hi:                # every value becomes lo\n        out_type = mlir.aval_to_ir_type(ctx.module_context, aval)\n        return [hlo.broadcast_in_dim(out_type, mlir.ir_constant(np.array(lo, aval.dtype)), mlir.dense_int_array([]))]\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, aval.dtype)), operand, mlir.ir_constant(np.array(hi, aval.dtype)))]\n\nmlir.register_lowering(clip_p, clip_rule)\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+]
