@@ -175,13 +175,18 @@ def exercise1(reduce_sum_jvp, reduce_sum_transpose, reduce_sum_batch, custom_red
     x16 = jnp.arange(6.0, dtype=jnp.float16).reshape(2, 3)
     dtype_hint = ("keep x's dtype: sum the tangent and spread the cotangent as they come, with no float32 array "
                   "(jnp.ones(shape)) or conversion on the way")
-    checks.equal([dtype_of(run("the tangent of custom_reduce_sum(x16, 1) for a float16 x16",
-                               lambda: jax.jvp(lambda v: custom_reduce_sum(v, 1), (x16,), (x16,))[1], dtype_hint)),
-                  dtype_of(run("grad of sum(custom_reduce_sum(x, 1) * 2) for a bfloat16 x",
-                               lambda: jax.grad(lambda v: (custom_reduce_sum(v, 1) * 2).sum())(x16.astype(jnp.bfloat16)),
-                               dtype_hint))],
-                 ["float16", "bfloat16"], what="the dtype of the tangent for a float16 x, and of the gradient for a bfloat16 x",
-                 hint=dtype_hint)
+    kept = {}
+    for axes in (1, (0, 1)):
+        kept[f"axes={axes}"] = [
+            dtype_of(run(f"the tangent of custom_reduce_sum(x16, {axes}) for a float16 x16",
+                         lambda: jax.jvp(lambda v: custom_reduce_sum(v, axes), (x16,), (x16,))[1], dtype_hint)),
+            *(dtype_of(run(f"grad of sum(custom_reduce_sum(x, {axes}) * 2) for a {dtype.__name__} x",
+                           lambda: jax.grad(lambda v: (custom_reduce_sum(v, axes) * 2).sum())(x16.astype(dtype)),
+                           dtype_hint)) for dtype in (jnp.float16, jnp.bfloat16))]
+    checks.equal(kept, dict.fromkeys(kept, ["float16", "float16", "bfloat16"]),
+                 what="{axes: [the dtype of the tangent for a float16 x, of the gradient for a float16 x, of the gradient "
+                      "for a bfloat16 x]}, summing one axis and every axis",
+                 hint=dtype_hint + ", also when every axis is summed and the cotangent is 0-d")
     zero16 = run("reduce_sum_transpose(ad.Zero of float16[3], ad.UndefinedPrimal of a float16 (2, 3) x, axes=(0,))",
                  lambda: reduce_sum_transpose(zero_of(x16[0]), ad.UndefinedPrimal(jax.typeof(x16)), axes=(0,)), zero_hint, ())
     checks.equal(avals(zero16), ["float16[2,3]"],
