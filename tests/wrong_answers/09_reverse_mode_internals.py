@@ -590,3 +590,11 @@ RIGHT.setdefault('ex4_answer', []).extend([
     R('the output passed as a structured residual: the linear call reads it as another input',
       'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    return s, nonzeros[0], [], s, lambda _res, out, v_dot: out * (1 - out) * v_dot\n\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
 ])
+
+
+# An eighth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex4_answer', []).extend([
+    R('the linearized function closes over s instead of taking it from the residuals: JAX makes the captured s a constant of the tangent program, the same values',
+      'def logistic_linearization(is_vjp, nonzeros, v):\n    s = logistic(v)\n    return s, nonzeros[0], [], None, lambda res, structured_res, v_dot: s * (1 - s) * v_dot\n\n# NB: an internal table (jax._src.interpreters.ad); there is no public way to register a linearization rule.\nad_internal.primitive_linearizations[logistic_p] = logistic_linearization\n'),
+])
