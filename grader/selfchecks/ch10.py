@@ -102,6 +102,11 @@ def exercise1(FakeQuant, fake_quant) -> None:
                  np.array([0.5, 1.0, 0.0, 0.0], np.float32), what=label + ": two FakeQuants, each with its own range",
                  hint="each application keeps its own mask in its residuals: the backward rule sees only those, not a "
                       "variable set by the last forward call")
+    label = "the VJP function jax.jit(lambda v: jax.vjp(lambda u: fake_quant(u, 0.5, 3), v)[1])(x) returns, applied to g"
+    checks.close(run(label, lambda: jax.jit(lambda v: jax.vjp(lambda u: fake_quant(u, jnp.float32(0.5), 3), v)[1])(x)(g)[0],
+                     "the backward rule can run after the forward pass's trace is gone: keep the mask in the residuals, "
+                     "not on the instance or in a variable"),
+                 straight_through(x, 0.5, 3, g), what=label + ": the backward rule run outside the jit that traced the forward")
 
 
 # ---- Exercise 2 ---------------------------------------------------------------------------------
