@@ -652,3 +652,11 @@ WRONG['ex1_answer'] += [
     W('m', "copy of a read-only x inherits x's read-only flag: host should be writeable",
       'def share_with_jax(x):\n    dt = jax.dtypes.canonicalize_dtype(x.dtype)\n    if x.size and dt == x.dtype:\n        try:\n            return x, jax.dlpack.from_dlpack(x, copy=False)\n        except (ValueError, jax.errors.JaxRuntimeError):\n            pass\n    host = aligned_empty(x.shape, dt)\n    host[...] = x\n    host.flags.writeable = x.flags.writeable\n    return host, jax.dlpack.from_dlpack(host, copy=False)\n'),
 ]
+
+
+# An eighth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex3_answer', []).extend([
+    R("returns jnp.array(host) for an unaligned host without waiting: device_put copies an unaligned NumPy array on the host before it returns, so a later write to host does not show (only an aligned array's copy is queued, chapter 01)",
+      'def scale_and_view(host, factor):\n    if host.dtype != np.float32 or not host.flags.c_contiguous or not host.flags.writeable:\n        raise ValueError("cannot scale this host in place")\n    if host.size:\n        scale_f32(address(host), host.size, factor)\n    if host.size and address(host) % 64 == 0:\n        return jax.dlpack.from_dlpack(host, copy=False)\n    return jnp.array(host)\n'),
+])
