@@ -198,7 +198,9 @@ def _page_stall() -> dict:
     if not _STALL:
         lib = build("page_stall.cc", flags=("-O2",))
         for name, argtypes, restype in (("stall_on_touch", [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int], ctypes.c_int),
-                                        ("stalled", [], ctypes.c_int), ("release_stall", [], None), ("unguard", [], None)):
+                                        ("stalled", [], ctypes.c_int), ("release_stall", [], None), ("unguard", [], None),
+                                        ("watch_readers", [ctypes.c_void_p, ctypes.c_int64], ctypes.c_int),
+                                        ("reader_of", [ctypes.c_int64], ctypes.c_long)):
             _STALL[name] = lib.function(name, argtypes=argtypes, restype=restype)
     return _STALL
 

@@ -14,6 +14,7 @@ import contextlib
 import ctypes
 import inspect
 import linecache
+import mmap
 import os
 import re
 import subprocess
@@ -29,6 +30,7 @@ import numpy as np
 
 from grader.notebook import checks
 from grader.notebook.build import build
+from grader.selfchecks.ch11 import _page_stall
 
 
 def value(what: str, thunk: Callable[[], Any], hint: str | None = None) -> Any:
@@ -114,6 +116,37 @@ def tasks_scheduled(thunk: Callable[[], Any]) -> int:
     with watched_pool() as counters:
         jax.block_until_ready(thunk())
         return int(counters["scheduled"]())
+
+
+def threads_reading(fn: Callable[[Any], Any], shape: tuple[int, int], seed: int = 16) -> str:
+    """Which threads read x while fn(x) runs: x lies in page-aligned memory that jax.device_put shares, every page of
+    it unreadable, and the first read of each page faults; `cpp/page_stall.cc` writes down the reading thread's id
+    and lets the read go on. A thread the handler starts during the call is not among the threads running before it
+    (XLA's own are, after a first call)."""
+    stall = _page_stall()
+    memory = mmap.mmap(-1, shape[0] * shape[1] * 4)
+    x = np.frombuffer(memory, np.float32).reshape(shape)
+    x[:] = np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+    shared = jax.device_put(x)
+    if shared.unsafe_buffer_pointer() != x.ctypes.data:
+        raise RuntimeError("the check's x was copied by jax.device_put, so its reads cannot be watched")
+    jax.block_until_ready(fn(shared))   # compiled, and XLA's threads started
+    before = {int(tid) for tid in os.listdir("/proc/self/task")}
+    pages = x.nbytes // mmap.PAGESIZE
+    if stall["watch_readers"](x.ctypes.data, x.nbytes) != 0:
+        raise RuntimeError("the check could not make x unreadable (cpp/page_stall.cc)")
+    try:
+        jax.block_until_ready(fn(shared))
+    finally:
+        readers = [stall["reader_of"](page) for page in range(pages)]
+        stall["unguard"]()
+    del shared
+    started = sum(1 for tid in readers if tid and tid not in before)
+    if started:
+        return f"{started} of {pages} pages of x were read first by a thread started during the call"
+    if not any(readers):
+        return "no page of x was read during the call"
+    return "x was read by threads running before the call"
 
 
 # --- timing against a plain pass -----------------------------------------------------------------------------------
@@ -248,6 +281,11 @@ def exercise1(standardize_rows) -> None:
     checks.equal(value("the tasks standardize_rows hands to XLA's pool", lambda: tasks_scheduled(lambda: standardize_rows(many))),
                  0, what="how many tasks standardize_rows handed to XLA's thread pool, on 4096 rows of 256",
                  hint="this kernel runs on the calling thread: no .Ctx<ffi::ThreadPool>(), no pool.Schedule")
+    checks.equal(value("the threads that read x in jax.jit(standardize_rows)",
+                       lambda: threads_reading(jax.jit(standardize_rows), (1024, 1024))),
+                 "x was read by threads running before the call",
+                 what="which threads read x in a call of jax.jit(standardize_rows) on 1024 rows of 1024",
+                 hint="this kernel runs on the thread that calls the handler: no std::thread of your own")
     fast = jax.jit(standardize_rows)
     for shape in ((1024, 1024), (256, 4096)):
         x = jnp.asarray(np.random.default_rng(shape[0]).standard_normal(shape, dtype=np.float32))
@@ -844,3 +882,10 @@ def exercise3(l2_normalize) -> None:
                  what="how many tasks the handlers of jit(grad(...)) and jit(l2_normalize) handed to XLA's thread pool, "
                       "on 4096 rows of 256",
                  hint="these kernels run on the calling thread: no .Ctx<ffi::ThreadPool>(), no pool.Schedule")
+    checks.equal(value("the threads that read x in jit(l2_normalize) and in jit(grad(...))",
+                       lambda: {"forward": threads_reading(jax.jit(l2_normalize), (4096, 256)),
+                                "backward": threads_reading(lambda v: grad(v, big_w), (4096, 256))}),
+                 dict.fromkeys(("forward", "backward"), "x was read by threads running before the call"),
+                 what="which threads read x in a call of jax.jit(l2_normalize) and of the jitted gradient, on 4096 rows "
+                      "of 256",
+                 hint="these kernels run on the thread that calls the handler: no std::thread of your own")
