@@ -3,7 +3,8 @@ runs (see `grader.selfchecks`).
 
 Some checks watch XLA's thread pool while an answer runs (`cpp/pool_watch.cc`): they count the tasks a handler hands
 to the pool, and can make those tasks start late or stall halfway, so that a race that depends on when a pool
-thread runs happens on every call, not by chance. Others time an answer against a plain pass over the same bytes,
+thread runs happens on every call, not by chance. One watches which threads read an input (`cpp/page_stall.cc`):
+a kernel on the calling thread starts none of its own. Others time an answer against a plain pass over the same bytes,
 in turns, in this process, and take medians: speed is graded, as a margin that a vectorised kernel clears and a
 scalar one cannot, even on a busy machine.
 """
