@@ -10,17 +10,20 @@
 // whole. A handler that keeps its rows' results in memory shared by every call has by then had them
 // overwritten by the second call: the race happens on every try, not by chance.
 //
-// watch_readers answers another question: which thread read each page first? It makes every page of
-// a range unreadable; each first read of a page faults, and the fault handler writes down the thread's
-// id (gettid) for that page, makes that one page readable again and returns. Chapter 12 asks whether
-// each of those threads was running before the call, which no thread the handler starts can be.
+// watch_readers answers another question: which thread read each page first, and was the call still
+// running? It makes every page of a range unreadable; each first read of a page faults, and the fault
+// handler writes down the thread's id (gettid) for that page, makes that one page readable again and
+// returns. A thread that was not running before the call (not among the ids the check passes) is
+// held there until the call has returned (calls_returned), or until a time limit counted from the
+// first such read (one limit per call, so a thread is not held page after page): a handler that
+// joins its own threads is merely slowed down, while one that returns before a thread of its own is
+// done is seen every time, its thread's reads all coming after the return.
 //
 // A fault anywhere else goes to the handler that was there before (Python's faulthandler, say).
 #include <atomic>
 #include <csignal>
 #include <cstdint>
 #include <ctime>
-#include <vector>
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -33,10 +36,25 @@ std::atomic<int> g_stalled{0}, g_released{0}, g_limit_us{0};
 struct sigaction g_previous {};
 bool g_installed = false;
 
-// watch_readers: the watched pages [g_watch_low, g_watch_high), and the first reader of each (0: none yet).
+// watch_readers: the watched pages [g_watch_low, g_watch_high), the first reader of each (0: none yet),
+// and whether that read came after calls_returned. Fixed tables: a fault handler allocates nothing, and
+// a thread still held when the next watch begins finds the tables where they were.
+constexpr std::size_t kMaxPages = 1 << 16, kMaxKnown = 4096;
 std::atomic<std::uintptr_t> g_watch_low{0}, g_watch_high{0};
-std::vector<std::atomic<long>> g_readers;
+std::atomic<long> g_readers[kMaxPages];
+std::atomic<char> g_after_return[kMaxPages];
+long g_known[kMaxKnown];
+std::atomic<std::size_t> g_known_count{0};
+std::atomic<int> g_returned{0}, g_hold_us{0};
+std::atomic<long long> g_hold_until{0};
 long g_page = 4096;
+
+bool Known(long tid) {
+  const std::size_t count = g_known_count.load();
+  for (std::size_t i = 0; i < count; ++i)
+    if (g_known[i] == tid) return true;
+  return false;
+}
 
 long long NowUs() {
   timespec t;
@@ -62,8 +80,18 @@ void OnFault(int sig, siginfo_t* info, void* context) {
   const std::uintptr_t watch_low = g_watch_low.load(), watch_high = g_watch_high.load();
   if (watch_low != 0 && watch_low <= where && where < watch_high) {
     const std::uintptr_t page = (where - watch_low) / g_page;
+    const long tid = static_cast<long>(syscall(SYS_gettid));
+    if (!Known(tid)) {  // a thread started during the call: held until the call has returned, or the limit
+      long long until = 0;  // one limit for the whole call, set by the first thread held
+      g_hold_until.compare_exchange_strong(until, NowUs() + g_hold_us.load());
+      until = g_hold_until.load();
+      while (!g_returned.load() && NowUs() < until) {
+        timespec nap{0, 100000};
+        nanosleep(&nap, nullptr);
+      }
+    }
     long none = 0;
-    g_readers[page].compare_exchange_strong(none, static_cast<long>(syscall(SYS_gettid)));
+    if (g_readers[page].compare_exchange_strong(none, tid)) g_after_return[page].store(g_returned.load() ? 1 : 0);
     mprotect(reinterpret_cast<void*>(watch_low + page * g_page), g_page, PROT_READ | PROT_WRITE);
     return;  // the read is made again, now that this page is readable
   }
@@ -117,15 +145,28 @@ extern "C" int stalled() { return g_stalled.load(); }
 // Lets the held thread go on (or tells a thread that has not reached the pages yet not to wait).
 extern "C" void release_stall() { g_released.store(1); }
 
-// Makes every page of [address, address + bytes) unreadable (both multiples of the page size) and
-// forgets earlier readers; each page's first reader is then written down (reader_of). Returns 0, or -1
-// if the fault handler or the protection could not be set.
-extern "C" int watch_readers(void* address, std::int64_t bytes) {
-  if (!Install()) return -1;
-  g_watch_low.store(0);  // no fault reads the table while it is replaced
+// Makes every page of [address, address + bytes) unreadable (both multiples of the page size, at most
+// 65536 pages) and forgets earlier readers; `known` lists the ids of the threads running before the
+// call, and a thread not among them is held at its first read for at most hold_us, until
+// calls_returned. Each page's first reader is then written down (reader_of, read_after_return).
+// Returns 0, or -1 if the range is too large, or the fault handler or the protection could not be set.
+extern "C" int watch_readers(void* address, std::int64_t bytes, const long* known, std::int64_t known_count,
+                             int hold_us) {
   g_page = sysconf(_SC_PAGESIZE);
-  std::vector<std::atomic<long>> readers(static_cast<std::size_t>(bytes / g_page));
-  g_readers.swap(readers);
+  const std::int64_t pages = bytes / g_page;
+  if (pages > static_cast<std::int64_t>(kMaxPages) || known_count > static_cast<std::int64_t>(kMaxKnown)) return -1;
+  if (!Install()) return -1;
+  g_watch_low.store(0);  // no fault reads the tables while they are reset
+  for (std::int64_t i = 0; i < pages; ++i) {
+    g_readers[i].store(0);
+    g_after_return[i].store(0);
+  }
+  g_known_count.store(0);
+  for (std::int64_t i = 0; i < known_count; ++i) g_known[i] = known[i];
+  g_known_count.store(static_cast<std::size_t>(known_count));
+  g_returned.store(0);
+  g_hold_us.store(hold_us);
+  g_hold_until.store(0);
   const auto low = reinterpret_cast<std::uintptr_t>(address);
   g_watch_high.store(low + static_cast<std::uintptr_t>(bytes));
   g_watch_low.store(low);
@@ -137,13 +178,22 @@ extern "C" int watch_readers(void* address, std::int64_t bytes) {
   return 0;
 }
 
+// Says that the watched call has returned: held threads go on, and later first reads are marked.
+extern "C" void calls_returned() { g_returned.store(1); }
+
 // The id of the thread that read page `page` of the watched range first, or 0 if none has read it.
 extern "C" long reader_of(std::int64_t page) {
-  return page >= 0 && static_cast<std::size_t>(page) < g_readers.size() ? g_readers[page].load() : 0;
+  return page >= 0 && page < static_cast<std::int64_t>(kMaxPages) ? g_readers[page].load() : 0;
+}
+
+// 1 if page `page` was first read after calls_returned.
+extern "C" int read_after_return(std::int64_t page) {
+  return page >= 0 && page < static_cast<std::int64_t>(kMaxPages) ? g_after_return[page].load() : 0;
 }
 
 // Makes the pages readable again if no thread touched them, and puts the previous fault handler back.
 extern "C" void unguard() {
+  g_returned.store(1);  // no thread stays held
   const std::uintptr_t low = g_low.exchange(0), high = g_high.exchange(0);
   if (low != 0) mprotect(reinterpret_cast<void*>(low), high - low, PROT_READ | PROT_WRITE);
   const std::uintptr_t watch_low = g_watch_low.exchange(0), watch_high = g_watch_high.exchange(0);

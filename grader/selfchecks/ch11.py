@@ -23,6 +23,7 @@ Besides the values an answer gives, the checks watch how it gives them:
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import mmap
 import os
@@ -199,10 +200,52 @@ def _page_stall() -> dict:
         lib = build("page_stall.cc", flags=("-O2",))
         for name, argtypes, restype in (("stall_on_touch", [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int], ctypes.c_int),
                                         ("stalled", [], ctypes.c_int), ("release_stall", [], None), ("unguard", [], None),
-                                        ("watch_readers", [ctypes.c_void_p, ctypes.c_int64], ctypes.c_int),
-                                        ("reader_of", [ctypes.c_int64], ctypes.c_long)):
+                                        ("watch_readers", [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_long),
+                                                           ctypes.c_int64, ctypes.c_int], ctypes.c_int),
+                                        ("calls_returned", [], None), ("reader_of", [ctypes.c_int64], ctypes.c_long),
+                                        ("read_after_return", [ctypes.c_int64], ctypes.c_int)):
             _STALL[name] = lib.function(name, argtypes=argtypes, restype=restype)
     return _STALL
+
+
+#: Memory the reads of which are watched, one region per size, kept for the process: a thread an answer left
+#: running may still read it after the check. And the last results of watched calls, which such a thread may write.
+_WATCHED_MEMORY: dict[int, mmap.mmap] = {}
+_WATCHED_RESULTS: collections.deque = collections.deque(maxlen=8)
+
+
+def watched_reads(fn, shape: tuple[int, ...], seed: int = 16, hold_s: float = 1.0) -> dict[str, int]:
+    """Which threads read x, and when, in one call fn(x): x is float32 in page-aligned memory that jax.device_put
+    shares, every page of it unreadable, so that each page's first read faults and `cpp/page_stall.cc` writes down
+    the reading thread. A thread that was not running before the call is held at its first read until the call has
+    returned (or for hold_s): a handler that joins its threads only waits, one that returns before its threads are
+    done leaves pages unread when it returns, on every call. Returns how many pages x has, how many threads read them
+    first, how many pages a thread started during the call read first, and how many no thread had read when the call
+    returned."""
+    stall = _page_stall()
+    size = int(np.prod(shape)) * 4
+    memory = _WATCHED_MEMORY.setdefault(size, mmap.mmap(-1, size))
+    x = np.frombuffer(memory, np.float32).reshape(shape)
+    x[...] = np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+    shared = jax.device_put(x)
+    if shared.unsafe_buffer_pointer() != x.ctypes.data:
+        raise RuntimeError("the check's x was copied by jax.device_put, so its reads cannot be watched")
+    _WATCHED_RESULTS.append(jax.block_until_ready(fn(shared)))   # compiled, and XLA's threads started
+    before = np.array(sorted(int(tid) for tid in os.listdir("/proc/self/task")), dtype=ctypes.c_long)
+    pages = size // mmap.PAGESIZE
+    if stall["watch_readers"](x.ctypes.data, size, before.ctypes.data_as(ctypes.POINTER(ctypes.c_long)), len(before),
+                              int(hold_s * 1e6)) != 0:
+        raise RuntimeError("the check could not make x unreadable (cpp/page_stall.cc)")
+    try:
+        _WATCHED_RESULTS.append(jax.block_until_ready(fn(shared)))
+    finally:
+        readers = [stall["reader_of"](page) for page in range(pages)]   # as the call returned
+        stall["calls_returned"]()
+        stall["unguard"]()
+    known = set(before.tolist())
+    return {"pages": pages, "threads": len(set(readers) - {0}),
+            "started during the call": sum(1 for tid in readers if tid and tid not in known),
+            "unread when the call returned": readers.count(0)}
 
 
 def held_call(row_minmax, rows: int = 2048, n: int = 256, limit_s: float = 3.0) -> dict:
@@ -415,6 +458,12 @@ def exercise1(row_minmax) -> None:
                  what="a jitted call on a (2048, 256) x held at its first read of x's second half until a call on "
                       "another x, from another thread, had run whole: [whether the held call gave its own lo and hi, "
                       "whether the other did]", hint=SHARED_STATE)
+    seen = run("a call of jax.jit(row_minmax) on a (524288, 32) x, the threads that read x watched",
+               lambda: watched_reads(jax.jit(row_minmax), (1 << 19, 32)), hint=SHARED_STATE)
+    checks.equal(None if seen is None else seen["unread when the call returned"], 0,
+                 what="how many pages of a (524288, 32) x no thread had read when jax.jit(row_minmax) returned (a thread "
+                      "the handler starts is held at its first read of x until the call has returned)",
+                 hint="the handler returns only when every row is done: join any thread of your own before returning")
     checks.equal(run("calls of jax.jit(row_minmax), the handler's library watched", lambda: globals_written(row_minmax, m),
                      hint=SHARED_STATE), [],
                  what="the global or static variables of the handler's library that calls on new values wrote to "

@@ -15,7 +15,6 @@ import contextlib
 import ctypes
 import inspect
 import linecache
-import mmap
 import os
 import re
 import subprocess
@@ -31,7 +30,7 @@ import numpy as np
 
 from grader.notebook import checks
 from grader.notebook.build import build
-from grader.selfchecks.ch11 import _page_stall
+from grader.selfchecks.ch11 import _library_of, watched_reads
 
 
 def value(what: str, thunk: Callable[[], Any], hint: str | None = None) -> Any:
@@ -120,34 +119,38 @@ def tasks_scheduled(thunk: Callable[[], Any]) -> int:
 
 
 def threads_reading(fn: Callable[[Any], Any], shape: tuple[int, int], seed: int = 16) -> str:
-    """Which threads read x while fn(x) runs: x lies in page-aligned memory that jax.device_put shares, every page of
-    it unreadable, and the first read of each page faults; `cpp/page_stall.cc` writes down the reading thread's id
-    and lets the read go on. A thread the handler starts during the call is not among the threads running before it
-    (XLA's own are, after a first call)."""
-    stall = _page_stall()
-    memory = mmap.mmap(-1, shape[0] * shape[1] * 4)
-    x = np.frombuffer(memory, np.float32).reshape(shape)
-    x[:] = np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
-    shared = jax.device_put(x)
-    if shared.unsafe_buffer_pointer() != x.ctypes.data:
-        raise RuntimeError("the check's x was copied by jax.device_put, so its reads cannot be watched")
-    jax.block_until_ready(fn(shared))   # compiled, and XLA's threads started
-    before = {int(tid) for tid in os.listdir("/proc/self/task")}
-    pages = x.nbytes // mmap.PAGESIZE
-    if stall["watch_readers"](x.ctypes.data, x.nbytes) != 0:
-        raise RuntimeError("the check could not make x unreadable (cpp/page_stall.cc)")
-    try:
-        jax.block_until_ready(fn(shared))
-    finally:
-        readers = [stall["reader_of"](page) for page in range(pages)]
-        stall["unguard"]()
-    del shared
-    started = sum(1 for tid in readers if tid and tid not in before)
-    if started:
-        return f"{started} of {pages} pages of x were read first by a thread started during the call"
-    if not any(readers):
-        return "no page of x was read during the call"
+    """Which threads read x in fn(x), and whether every page of x was read before the call returned
+    (`watched_reads` of chapter 11, `cpp/page_stall.cc`): a handler on the calling thread reads x on one thread, which
+    was running before the call (XLA's own are, after a first call); a thread the handler starts is not, and a pool
+    of its own kept from an earlier call (OpenMP's) reads x on several."""
+    seen = watched_reads(fn, shape, seed)
+    if seen["started during the call"]:
+        return f"{seen['started during the call']} of {seen['pages']} pages of x were read first by a thread started during the call"
+    if seen["unread when the call returned"]:
+        return f"{seen['unread when the call returned']} of {seen['pages']} pages of x were not read when the call returned"
+    if seen["threads"] > 1:
+        return f"x was read by {seen['threads']} threads (a kernel on the calling thread reads all of it on that one)"
     return "x was read by threads running before the call"
+
+
+#: What a library imports to start a thread, by the name a learner knows it by.
+THREAD_STARTERS = {"pthread_create": "pthread_create", "thrd_create": "thrd_create", "_M_start_thread": "std::thread",
+                   "GOMP_parallel": "OpenMP (GOMP_parallel)", "GOMP_teams": "OpenMP (GOMP_teams)"}
+
+
+def thread_starters(fn: Callable, *args: Any) -> list[str]:
+    """The functions that start threads which the libraries of the FFI handlers in jax.jit(fn)'s lowered program
+    import (`nm -D --undefined-only`): std::thread (and std::async), pthread_create, OpenMP's parallel regions. A
+    kernel on the calling thread imports none. This sees a thread start that a run may not show: under grading,
+    OMP_NUM_THREADS=1 keeps an OpenMP loop on the calling thread."""
+    found = set()
+    for target in sorted(set(re.findall(r"custom_call @([\w.]+)", jax.jit(fn).lower(*args).as_text()))):
+        path, _ = _library_of(target)
+        listed = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True, text=True, check=True).stdout
+        for symbol in (line.split()[-1].split("@")[0] for line in listed.splitlines() if line.strip()):
+            found.update(name for key, name in THREAD_STARTERS.items()
+                         if symbol == key or (key.startswith(("_", "GOMP")) and key in symbol))
+    return sorted(found)
 
 
 # --- timing against a plain pass -----------------------------------------------------------------------------------
@@ -282,6 +285,11 @@ def exercise1(standardize_rows) -> None:
     checks.equal(value("the tasks standardize_rows hands to XLA's pool", lambda: tasks_scheduled(lambda: standardize_rows(many))),
                  0, what="how many tasks standardize_rows handed to XLA's thread pool, on 4096 rows of 256",
                  hint="this kernel runs on the calling thread: no .Ctx<ffi::ThreadPool>(), no pool.Schedule")
+    checks.equal(value("the thread-starting functions standardize_rows's library imports",
+                       lambda: thread_starters(standardize_rows, jnp.asarray(r1))), [],
+                 what="the functions that start threads (std::thread, pthread_create, OpenMP) which the library of the "
+                      "handler in jax.jit(standardize_rows) imports",
+                 hint="this kernel runs on the thread that calls the handler: no std::thread, no #pragma omp, no -fopenmp")
     checks.equal(value("the threads that read x in jax.jit(standardize_rows)",
                        lambda: threads_reading(jax.jit(standardize_rows), (1024, 1024))),
                  "x was read by threads running before the call",
@@ -656,9 +664,22 @@ WAKE_UP_HINTS = {
 }
 
 
+#: A call that returned early in the held waits lost no wake-up: it did not wait for every chunk.
+RETURNED_EARLY = ("a call returned while a pool task was still in its chunk: wait until every chunk is done (a counter "
+                  "of chunks done, under the mutex), not only claimed, and keep nothing a task uses on the handler's stack")
+
+
 def wake_up_hint(said: str) -> str:
     """The hint for what wake_ups_arrive said."""
-    return next((hint for phase, hint in WAKE_UP_HINTS.items() if f"in the {phase}" in said), WAKE_UP_HINTS["held waits"])
+    if "returned before its rows were written" in said and "in the held waits" in said:
+        return RETURNED_EARLY
+    found = next((hint for phase, hint in WAKE_UP_HINTS.items() if f"in the {phase}" in said), None)
+    if found:
+        return found
+    if said.startswith("did not finish"):
+        return WAKE_UP_HINTS["held waits"]
+    return ("the check runs the answer cell again, alone, in a process of its own: it must define scale_rows_cc, build "
+            "it and define scale_rows (see what the check said)")
 
 
 def _shared_library(name: str) -> str | None:
@@ -780,6 +801,14 @@ def weighted(l2_normalize: Callable, eps: float | None = None) -> Callable:
     return lambda x, w: jnp.sum(l2_normalize(x, eps) * w)
 
 
+def residuals(l2_normalize: Callable, x: Any) -> list[str]:
+    """What the VJP of l2_normalize saves for its backward pass, each as its type and whether it is x itself."""
+    from jax._src.ad_checkpoint import saved_residuals
+
+    return [f"{aval.str_short()} {'x itself' if 'argument' in said else 'computed: ' + said}"
+            for aval, said in saved_residuals(l2_normalize, x)]
+
+
 def compiled_targets(jitted: Callable, *args: Any) -> list[str]:
     """The FFI targets a compiled program still calls, sorted (XLA has removed the dead ones)."""
     return sorted(re.findall(r'custom_call_target="([\w.]+)"', jitted.lower(*args).compile().as_text()))
@@ -821,6 +850,15 @@ def exercise3(l2_normalize) -> None:
                  what="how many custom calls the compiled jax.jit(jax.grad(sum(l2_normalize(x) * w))) makes",
                  hint="x is the only residual: the backward handler computes each row's length again from x, so nothing "
                       "reads the forward call's results under grad and XLA drops it")
+    checks.equal(value("the residuals jax.vjp of l2_normalize saves", lambda: residuals(l2_normalize, jnp.asarray(x))),
+                 ["float32[8,100] x itself"],
+                 what="the residuals the VJP of l2_normalize saves for the backward pass, for an x of shape (8, 100) "
+                      "(jax._src.ad_checkpoint.saved_residuals)",
+                 hint="the forward rule returns (y, x) or (y, (x,)): x alone, nothing computed from it")
+    long_x = np.random.default_rng(37).standard_normal((2, 1 << 16)).astype(np.float32)
+    checks.close(value("jax.jit(l2_normalize) of 2 rows of 2**16", lambda: jax.jit(l2_normalize)(jnp.asarray(long_x))),
+                 l2_normalized(long_x), rtol=2e-6, atol=1e-9, what="jit(l2_normalize) of 2 rows of 2**16 values",
+                 hint="one float running sum loses digits over 65536 terms: sum in 16 partial sums (DotLanes)")
     targets = value("compiling jit(grad(...))", lambda: compiled_targets(grad, jnp.asarray(x), jnp.asarray(w))) or []
     lowered = value("lowering jit(l2_normalize)", lambda: re.findall(r"custom_call @([\w.]+)", jax.jit(l2_normalize).lower(jnp.asarray(x)).as_text())) or []
     checks.equal(bool(targets) and targets[0] not in lowered, True,
@@ -883,6 +921,12 @@ def exercise3(l2_normalize) -> None:
                  what="how many tasks the handlers of jit(grad(...)) and jit(l2_normalize) handed to XLA's thread pool, "
                       "on 4096 rows of 256",
                  hint="these kernels run on the calling thread: no .Ctx<ffi::ThreadPool>(), no pool.Schedule")
+    checks.equal(value("the thread-starting functions l2_normalize's libraries import",
+                       lambda: thread_starters(lambda a, b: (l2_normalize(a), jax.grad(weighted(l2_normalize))(a, b)),
+                                               jnp.asarray(x), jnp.asarray(w))), [],
+                 what="the functions that start threads (std::thread, pthread_create, OpenMP) which the libraries of the "
+                      "handlers of l2_normalize and its gradient import",
+                 hint="these kernels run on the thread that calls the handler: no std::thread, no #pragma omp, no -fopenmp")
     checks.equal(value("the threads that read x in jit(l2_normalize) and in jit(grad(...))",
                        lambda: {"forward": threads_reading(jax.jit(l2_normalize), (4096, 256)),
                                 "backward": threads_reading(lambda v: grad(v, big_w), (4096, 256))}),
