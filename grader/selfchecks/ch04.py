@@ -268,7 +268,7 @@ def _scipy_on_every_path(gammaln_cb) -> None:
                  what="whether SciPy ran: gammaln for gammaln_cb(x) outside jit, gammaln for value_and_grad(gammaln_cb), "
                       "digamma for jvp(grad(gammaln_cb))",
                  hint="every value comes from SciPy through pure_callback on every path: eagerly too, and each rule's primal "
-                      "output is the function itself (gammaln_cb(x), digamma(x)), not jax.scipy")
+                      "output too (gammaln_cb(x) in gammaln_cb's rule), not jax.scipy")
     checks.equal(any(eager_calls), True,
                  what="whether scipy.special.gammaln ran inside a pure_callback's host function for gammaln_cb(x) outside jit",
                  hint="call SciPy through jax.pure_callback on every path, eagerly too: not directly on a concrete x")
@@ -276,8 +276,8 @@ def _scipy_on_every_path(gammaln_cb) -> None:
                   lambda: jax.jvp(jax.grad(gammaln_cb), (jnp.float32(2.5),), (jnp.float32(1.0),))[0])
     checks.close(first, np.float32(scipy.special.digamma(np.float32(2.5))), rtol=0, atol=0,
                  what="the primal output of jvp(grad(gammaln_cb)) at 2.5: SciPy's digamma, to the last bit",
-                 hint="digamma's rule returns digamma(x) itself as its primal output (SciPy through pure_callback), "
-                      "not jax.scipy.special.digamma, which differs in the last bits")
+                 hint="digamma's rule computes its primal output with SciPy through pure_callback, not with "
+                      "jax.scipy.special.digamma, which differs in the last bits")
 
 
 def _hosts_on_new_values(gammaln_cb, xs: np.ndarray) -> None:

@@ -63,12 +63,15 @@ def exercise1(primitive_names) -> None:
         "a Jaxpr can sit under any parameter name (update_jaxpr here): test each value, not a list of names")
     ask(jax.jit(jax.jit(jax.jit(jax.jit(jax.jit(jnp.sin))))), (ones,), "jnp.sin inside five nested jits", ["jit", "sin"],
         "recurse to every depth, with no limit")
-    sin_of = lambda v: jnp.sin(v)
-    both = checks.runs(lambda: [primitive_names(sin_of, ones), primitive_names(sin_of, jnp.arange(3))],
-                       what="primitive_names of one function object, with float32 and then int32 arguments")
-    checks.equal(both, [["sin"], ["convert_element_type", "sin"]],
-                 what="primitive_names of one function object, traced with float32 and then with int32 arguments",
-                 hint="trace f with these args on every call: the same f traced with other dtypes is another jaxpr")
+    sin_of, mul_of = (lambda v: jnp.sin(v)), (lambda a, s: a * s)
+    both = checks.runs(lambda: [primitive_names(sin_of, ones), primitive_names(sin_of, jnp.arange(3)),
+                                primitive_names(mul_of, ones, np.float32(2.0)), primitive_names(mul_of, ones, 2.0)],
+                       what="primitive_names of one function object, called with new arguments")
+    checks.equal(both, [["sin"], ["convert_element_type", "sin"], ["mul"], ["convert_element_type", "mul"]],
+                 what="primitive_names of sin(v) traced with float32, then int32 arguments; of a * s with a float32 "
+                      "array a and s = np.float32(2.0), then the Python float 2.0",
+                 hint="trace f with these args on every call (keep no cache of your own): the same f traced with other "
+                      "dtypes, or with a Python number where a float32 was, is another jaxpr")
 
 
 def exercise2(count_primitive) -> None:
@@ -102,13 +105,17 @@ def exercise2(count_primitive) -> None:
         "(add_any's variable is add_jaxvals_p)")
     ask(lambda v: v.at[1].add(2.0), "add", (ones,), "v.at[1].add(2.0), the add inside the scatter-add's update_jaxpr", 1,
         "a Jaxpr can sit under any parameter name (update_jaxpr here): test each value, not a list of names")
-    sin_of = lambda v: jnp.sin(v)
+    sin_of, mul_of = (lambda v: jnp.sin(v)), (lambda a, s: a * s)
     both = checks.runs(lambda: [count_primitive(sin_of, "convert_element_type", ones),
-                                count_primitive(sin_of, "convert_element_type", jnp.arange(3))],
-                       what="count_primitive of one function object, with float32 and then int32 arguments")
-    checks.equal(both, [0, 1],
-                 what="count_primitive of convert_element_type in one function object, traced with float32 and then int32",
-                 hint="trace f with these args on every call: the same f traced with other dtypes is another jaxpr")
+                                count_primitive(sin_of, "convert_element_type", jnp.arange(3)),
+                                count_primitive(mul_of, "convert_element_type", ones, np.float32(2.0)),
+                                count_primitive(mul_of, "convert_element_type", ones, 2.0)],
+                       what="count_primitive of one function object, called with new arguments")
+    checks.equal(both, [0, 1, 0, 1],
+                 what="count_primitive of convert_element_type in sin(v) traced with float32, then int32; in a * s with "
+                      "a float32 array a and s = np.float32(2.0), then the Python float 2.0",
+                 hint="trace f with these args on every call (keep no cache of your own): the same f traced with other "
+                      "dtypes, or with a Python number where a float32 was, is another jaxpr")
     ask(add_up, "while", (1.0, 3), "add_up of section 4, args (1.0, 3)", 1,
         "trace f with args as arguments, jax.make_jaxpr(f)(*args): a closure over them makes the Python int 3 static, "
         "and the loop a scan")
@@ -144,12 +151,19 @@ def exercise3(stablehlo_ops) -> None:
     ask(lambda a: a.astype(jnp.float32) + 1, (jnp.arange(3, dtype=jnp.int32),), "an int32 array cast to float32, plus 1",
         ["add", "broadcast_in_dim", "constant", "convert"],
         "lower for the arguments as they are given: their dtypes decide which operations appear")
-    sin_of = lambda a: jnp.sin(a)
-    both = checks.runs(lambda: [stablehlo_ops(sin_of, ones), stablehlo_ops(sin_of, jnp.arange(3))],
-                       what="stablehlo_ops of one function object, for float32 and then int32 arguments")
-    checks.equal(both, [["sine"], ["convert", "sine"]],
-                 what="stablehlo_ops of one function object, lowered for float32 and then for int32 arguments",
-                 hint="lower jax.jit(f) for these args on every call: other dtypes give another module")
+    sin_of, mul_of = (lambda a: jnp.sin(a)), (lambda a, s: a * s)
+    both = checks.runs(lambda: [stablehlo_ops(sin_of, ones), stablehlo_ops(sin_of, jnp.arange(3)),
+                                stablehlo_ops(mul_of, ones, np.float32(2.0)), stablehlo_ops(mul_of, ones, 2.0)],
+                       what="stablehlo_ops of one function object, called with new arguments")
+    checks.equal(both, [["sine"], ["convert", "sine"], ["broadcast_in_dim", "multiply"],
+                        ["broadcast_in_dim", "convert", "multiply"]],
+                 what="stablehlo_ops of sin(a) lowered for float32, then int32 arguments; of a * s with a float32 array "
+                      "a and s = np.float32(2.0), then the Python float 2.0",
+                 hint="lower jax.jit(f) for these args on every call (keep no cache of your own): other dtypes, or a "
+                      "Python number where a float32 was, give another module")
+    ask(lambda a: jnp.sinh(a) * 2, (ones,), "sinh(a) * 2, whose sinh lowers to chlo.sinh in this version",
+        ["broadcast_in_dim", "constant", "multiply"],
+        "only names after stablehlo.: chlo.sinh belongs to another dialect")
     ask(jnp.linalg.solve, (jnp.eye(3), ones), "jnp.linalg.solve for a 3x3 matrix",
         ["add", "broadcast_in_dim", "compare", "constant", "convert", "custom_call", "dynamic_slice", "gather", "iota",
          "output_operand_alias", "reshape", "return", "scatter", "select", "subtract", "while"],

@@ -154,3 +154,27 @@ RIGHT.setdefault('ex3_answer', []).extend([
     R('loads the built library again with ctypes.CDLL: the same library, the same function and the same types as lib.function gives',
       'def make_cube():\n    lib = grader.build(code=\'extern "C" double cube(double x) { return x * x * x; }\', name="bl9_cube_cdll")\n    f = ctypes.CDLL(str(lib.path)).cube\n    f.argtypes = [ctypes.c_double]\n    f.restype = ctypes.c_double\n    return f\n'),
 ])
+
+
+# A ninth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex2_answer'] += [
+    W('c', 'rounds factor to two decimals',
+      'def make_scaled(factor):\n    f = round(factor, 2)\n    return jax.jit(lambda x: f * x)\n'),
+]
+
+
+# A ninth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex3_answer', []).extend([
+    R('exp(3 log|x|) with the sign put back: within 12 digits, not bit-exact',
+      'import ctypes\n\nSRC = \'\'\'\n#include <cmath>\nextern "C" double cube(double x) {\n    if (x == 0.0) return 0.0;\n    double m = std::exp(3.0 * std::log(std::fabs(x)));\n    return x < 0 ? -m : m;\n}\n\'\'\'\n\ndef make_cube():\n    lib = grader.build(code=SRC, name=\'bl10_cube_explog\')\n    return lib.function(\'cube\', argtypes=[ctypes.c_double], restype=ctypes.c_double)\n'),
+])
+
+
+# A ninth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('quiz_answer', []).extend([
+    R('the right letters in upper case (the quiz takes a letter in either case)',
+      'q1 = "B"\nq2 = "A"\nq3 = "B"\n'),
+])

@@ -977,3 +977,19 @@ WRONG['ex3_answer'] += [
     W('f', 'four threads, but only the last one is joined',
       'import threading\n\n_c_row_moments = kernels.function(\n    "pcb_row_moments_f32",\n    argtypes=[ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p], restype=None)\n\ndef _row_moments_host(x):\n    a = np.ascontiguousarray(x, dtype=np.float32)\n    n = a.shape[-1]\n    rows = a.size // n\n    mean = np.zeros(rows, np.float32)\n    var = np.zeros(rows, np.float32)\n    def part(lo, hi):\n        if hi > lo:\n            _c_row_moments(a.ctypes.data + 4 * lo * n, hi - lo, n, mean.ctypes.data + 4 * lo, var.ctypes.data + 4 * lo)\n    bounds = [(i * rows // 4, (i + 1) * rows // 4) for i in range(4)]\n    threads = [threading.Thread(target=part, args=b) for b in bounds]\n    for t in threads:\n        t.start()\n    threads[-1].join()\n    return mean.reshape(a.shape[:-1]), var.reshape(a.shape[:-1])\n\ndef row_moments(x):\n    spec = jax.ShapeDtypeStruct(x.shape[:-1], jnp.float32)\n    return jax.pure_callback(_row_moments_host, (spec, spec), x, vmap_method="expand_dims")\n'),
 ]
+
+
+# A ninth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex2_answer', []).extend([
+    R('digamma through scipy.special.polygamma(0, x), which calls SciPy digamma itself',
+      'def _bl10_host(name, order=None):\n    def host(a):\n        a = np.asarray(a)\n        fn = getattr(scipy.special, name)\n        out = fn(a) if order is None else fn(order, a)\n        return np.asarray(out).astype(a.dtype)\n    return host\n\ndef _bl10_cb(name, x, order=None, method="expand_dims"):\n    return jax.pure_callback(_bl10_host(name, order), jax.ShapeDtypeStruct(x.shape, x.dtype), x,\n                             vmap_method=method)\n\n@jax.custom_jvp\ndef _bl10_digamma(x):\n    return _bl10_cb("polygamma", x, 0)\n\n@_bl10_digamma.defjvp\ndef _bl10_digamma_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return _bl10_digamma(x), _bl10_cb("polygamma", x, 1) * x_dot\n\n@jax.custom_jvp\ndef gammaln_cb(x):\n    return _bl10_cb("gammaln", x)\n\n@gammaln_cb.defjvp\ndef gammaln_cb_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return gammaln_cb(x), _bl10_digamma(x) * x_dot\n'),
+])
+
+
+# A ninth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+RIGHT.setdefault('ex2_answer', []).extend([
+    R('digamma rule returns the bare digamma callback as its primal output (the text asks it only of gammaln_cb rule; second derivatives hold)',
+      'def _bl10_host(name, order=None):\n    def host(a):\n        a = np.asarray(a)\n        fn = getattr(scipy.special, name)\n        out = fn(a) if order is None else fn(order, a)\n        return np.asarray(out).astype(a.dtype)\n    return host\n\ndef _bl10_cb(name, x, order=None, dtype=None):\n    return jax.pure_callback(_bl10_host(name, order), jax.ShapeDtypeStruct(x.shape, dtype or x.dtype), x,\n                             vmap_method="expand_dims")\n\n@jax.custom_jvp\ndef _bl10_digamma(x):\n    return _bl10_cb("digamma", x)\n\n@_bl10_digamma.defjvp\ndef _bl10_digamma_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return _bl10_cb("digamma", x), _bl10_cb("polygamma", x, 1) * x_dot\n\n@jax.custom_jvp\ndef gammaln_cb(x):\n    return _bl10_cb("gammaln", x)\n\n@gammaln_cb.defjvp\ndef gammaln_cb_jvp(primals, tangents):\n    (x,), (x_dot,) = primals, tangents\n    return gammaln_cb(x), _bl10_digamma(x) * x_dot\n'),
+])

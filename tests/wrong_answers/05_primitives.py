@@ -2,7 +2,7 @@
 
 from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'bcfgm', 'ex2_answer': 'bcfgm', 'ex3_answer': 'bcgm', 'ex4_answer': 'bcfgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcfgm', 'ex2_answer': 'bcfgm', 'ex3_answer': 'bcfgm', 'ex4_answer': 'bcfgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -1024,3 +1024,27 @@ WRONG['ex4_answer'] += [
     W('m', 'waits on each leaf with its .block_until_ready(): a float0 tangent (an integer output) has none, so its jvp is reported as failing',
       'def _works(thunk):\n    try:\n        out = thunk()\n        for leaf in jax.tree_util.tree_leaves(out):\n            leaf.block_until_ready()\n    except BaseException as err:\n        if isinstance(err, (KeyboardInterrupt, SystemExit)):\n            raise\n        return False\n    return True\n\ndef what_works(f, x):\n    x = jnp.asarray(x)\n    batch = jnp.broadcast_to(x, (2,) + x.shape)\n    tangent = jnp.ones(x.shape, x.dtype)\n    result = dict()\n    result["jit"] = _works(lambda: jax.jit(f).lower(x).compile()(x))\n    result["jvp"] = _works(lambda: jax.jvp(f, (x,), (tangent,)))\n    result["grad"] = _works(lambda: jax.grad(lambda v: f(v).sum())(x))\n    result["vmap"] = _works(lambda: jax.vmap(f)(batch))\n    return {k: bool(v) for k, v in result.items()}\n'),
 ]
+
+
+# A ninth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('f', 'caches per (function, shapes, dtypes): does not trace again on a second call',
+      '\ndef _bl10_walk(j, acc):\n    for e in j.eqns:\n        acc.add(e.primitive.name)\n        for v in e.params.values():\n            for s in (v if isinstance(v, tuple) else (v,)):\n                if isinstance(s, jex.core.Jaxpr):\n                    _bl10_walk(s, acc)\n    return acc\n\n_bl10_cache = {}\ndef primitive_names(f, *args):\n    key = (f, tuple((jnp.shape(a), str(jnp.result_type(a))) for a in args))\n    if key not in _bl10_cache:\n        _bl10_cache[key] = sorted(_bl10_walk(jax.make_jaxpr(f)(*args), set()))\n    return list(_bl10_cache[key])\n'),
+]
+WRONG['ex3_answer'] += [
+    W('f', 'caches per (function, shapes, dtypes)',
+      '_bl10_ops = {}\ndef stablehlo_ops(f, *args):\n    key = (f, tuple((jnp.shape(a), str(jnp.result_type(a))) for a in args))\n    if key not in _bl10_ops:\n        text = jax.jit(f).lower(*args).as_text()\n        _bl10_ops[key] = sorted(set(re.findall(r"stablehlo\\.(\\w+)", text)))\n    return list(_bl10_ops[key])\n'),
+]
+WRONG['ex3_answer'] += [
+    W('c', 'regex also matches chlo./mhlo. names',
+      'def stablehlo_ops(f, *args):\n    text = jax.jit(f).lower(*args).as_text()\n    return sorted(set(re.findall(r"(?:stable|c)hlo\\.(\\w+)", text)))\n'),
+]
+RIGHT.setdefault('ex1_answer', []).extend([
+    R('every argument through jnp.asarray first (a Python scalar stays weakly typed, so the jaxpr is the same)',
+      '\ndef _bl10_walk(j, acc):\n    for e in j.eqns:\n        acc.add(e.primitive.name)\n        for v in e.params.values():\n            for s in (v if isinstance(v, tuple) else (v,)):\n                if isinstance(s, jex.core.Jaxpr):\n                    _bl10_walk(s, acc)\n    return acc\n\ndef primitive_names(f, *args):\n    args = [jnp.asarray(a) for a in args]\n    return sorted(_bl10_walk(jax.make_jaxpr(f)(*args), set()))\n'),
+])
+RIGHT.setdefault('ex4_answer', []).extend([
+    R('grad of jnp.sum(f(v)): jnp.sum refuses a tuple output, so grad is False as for .sum()',
+      'def what_works(f, x):\n    tries = {\n        "jit": lambda: jax.block_until_ready(jax.jit(f)(x)),\n        "jvp": lambda: jax.jvp(f, (x,), (jnp.ones_like(x),)),\n        "grad": lambda: jax.grad(lambda v: jnp.sum(f(v)))(x),\n        "vmap": lambda: jax.vmap(f)(jnp.stack([x, x])),\n    }\n    out = {}\n    for k, t in tries.items():\n        try:\n            t()\n            out[k] = True\n        except Exception:\n            out[k] = False\n    return out\n'),
+])
