@@ -36,13 +36,12 @@ std::atomic<int> g_stalled{0}, g_released{0}, g_limit_us{0};
 struct sigaction g_previous {};
 bool g_installed = false;
 
-// watch_readers: the watched pages [g_watch_low, g_watch_high), the first reader of each (0: none yet),
-// and whether that read came after calls_returned. Fixed tables: a fault handler allocates nothing, and
-// a thread still held when the next watch begins finds the tables where they were.
+// watch_readers: the watched pages [g_watch_low, g_watch_high) and the first reader of each (0: none
+// yet). Fixed tables: a fault handler allocates nothing, and a thread still held when the next watch
+// begins finds the tables where they were.
 constexpr std::size_t kMaxPages = 1 << 16, kMaxKnown = 4096;
 std::atomic<std::uintptr_t> g_watch_low{0}, g_watch_high{0};
 std::atomic<long> g_readers[kMaxPages];
-std::atomic<char> g_after_return[kMaxPages];
 long g_known[kMaxKnown];
 std::atomic<std::size_t> g_known_count{0};
 std::atomic<int> g_returned{0}, g_hold_us{0};
@@ -91,7 +90,7 @@ void OnFault(int sig, siginfo_t* info, void* context) {
       }
     }
     long none = 0;
-    if (g_readers[page].compare_exchange_strong(none, tid)) g_after_return[page].store(g_returned.load() ? 1 : 0);
+    g_readers[page].compare_exchange_strong(none, tid);
     mprotect(reinterpret_cast<void*>(watch_low + page * g_page), g_page, PROT_READ | PROT_WRITE);
     return;  // the read is made again, now that this page is readable
   }
@@ -106,9 +105,6 @@ void OnFault(int sig, siginfo_t* info, void* context) {
 
 }  // namespace
 
-// Makes the pages [address, address + bytes) unreadable (both must be multiples of the page size);
-// the first thread to read them waits there until release_stall, or for at most limit_us. Returns 0,
-// or -1 if the fault handler or the protection could not be set.
 namespace {
 bool Install() {
   if (!g_installed) {
@@ -123,6 +119,9 @@ bool Install() {
 }
 }  // namespace
 
+// Makes the pages [address, address + bytes) unreadable (both must be multiples of the page size);
+// the first thread to read them waits there until release_stall, or for at most limit_us. Returns 0,
+// or -1 if the fault handler or the protection could not be set.
 extern "C" int stall_on_touch(void* address, std::int64_t bytes, int limit_us) {
   if (!Install()) return -1;
   g_stalled.store(0);
@@ -148,7 +147,7 @@ extern "C" void release_stall() { g_released.store(1); }
 // Makes every page of [address, address + bytes) unreadable (both multiples of the page size, at most
 // 65536 pages) and forgets earlier readers; `known` lists the ids of the threads running before the
 // call, and a thread not among them is held at its first read for at most hold_us, until
-// calls_returned. Each page's first reader is then written down (reader_of, read_after_return).
+// calls_returned. Each page's first reader is then written down (reader_of).
 // Returns 0, or -1 if the range is too large, or the fault handler or the protection could not be set.
 extern "C" int watch_readers(void* address, std::int64_t bytes, const long* known, std::int64_t known_count,
                              int hold_us) {
@@ -157,10 +156,7 @@ extern "C" int watch_readers(void* address, std::int64_t bytes, const long* know
   if (pages > static_cast<std::int64_t>(kMaxPages) || known_count > static_cast<std::int64_t>(kMaxKnown)) return -1;
   if (!Install()) return -1;
   g_watch_low.store(0);  // no fault reads the tables while they are reset
-  for (std::int64_t i = 0; i < pages; ++i) {
-    g_readers[i].store(0);
-    g_after_return[i].store(0);
-  }
+  for (std::int64_t i = 0; i < pages; ++i) g_readers[i].store(0);
   g_known_count.store(0);
   for (std::int64_t i = 0; i < known_count; ++i) g_known[i] = known[i];
   g_known_count.store(static_cast<std::size_t>(known_count));
@@ -178,17 +174,12 @@ extern "C" int watch_readers(void* address, std::int64_t bytes, const long* know
   return 0;
 }
 
-// Says that the watched call has returned: held threads go on, and later first reads are marked.
+// Says that the watched call has returned: held threads go on.
 extern "C" void calls_returned() { g_returned.store(1); }
 
 // The id of the thread that read page `page` of the watched range first, or 0 if none has read it.
 extern "C" long reader_of(std::int64_t page) {
   return page >= 0 && page < static_cast<std::int64_t>(kMaxPages) ? g_readers[page].load() : 0;
-}
-
-// 1 if page `page` was first read after calls_returned.
-extern "C" int read_after_return(std::int64_t page) {
-  return page >= 0 && page < static_cast<std::int64_t>(kMaxPages) ? g_after_return[page].load() : 0;
 }
 
 // Makes the pages readable again if no thread touched them, and puts the previous fault handler back.

@@ -202,8 +202,7 @@ def _page_stall() -> dict:
                                         ("stalled", [], ctypes.c_int), ("release_stall", [], None), ("unguard", [], None),
                                         ("watch_readers", [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_long),
                                                            ctypes.c_int64, ctypes.c_int], ctypes.c_int),
-                                        ("calls_returned", [], None), ("reader_of", [ctypes.c_int64], ctypes.c_long),
-                                        ("read_after_return", [ctypes.c_int64], ctypes.c_int)):
+                                        ("calls_returned", [], None), ("reader_of", [ctypes.c_int64], ctypes.c_long)):
             _STALL[name] = lib.function(name, argtypes=argtypes, restype=restype)
     return _STALL
 
@@ -463,7 +462,8 @@ def exercise1(row_minmax) -> None:
     checks.equal(None if seen is None else seen["unread when the call returned"], 0,
                  what="how many pages of a (524288, 32) x no thread had read when jax.jit(row_minmax) returned (a thread "
                       "the handler starts is held at its first read of x until the call has returned)",
-                 hint="the handler returns only when every row is done: join any thread of your own before returning")
+                 hint="the handler reads x and writes every row before it returns, on every call: join any thread of "
+                      "your own before returning, and keep no result from an earlier call")
     checks.equal(run("calls of jax.jit(row_minmax), the handler's library watched", lambda: globals_written(row_minmax, m),
                      hint=SHARED_STATE), [],
                  what="the global or static variables of the handler's library that calls on new values wrote to "
@@ -482,6 +482,12 @@ def exercise1(row_minmax) -> None:
 def silu_vjp(silu, v, c):
     """The cotangent of x that jax.vjp(silu, v) gives for the cotangent c of its result."""
     return jax.vjp(silu, v)[1](c)[0]
+
+
+def pullbacks_in_turn(silu, first, second):
+    """Both forward passes of jax.vjp (at first, then at second) run before either pullback is called (for ȳ = 1)."""
+    pull_first, pull_second = jax.vjp(silu, first)[1], jax.vjp(silu, second)[1]
+    return pull_first(jnp.ones_like(first))[0], pull_second(jnp.ones_like(second))[0]
 
 
 def silu_reference(x):
@@ -514,6 +520,14 @@ def exercise2(silu_ffi) -> None:
                  np.asarray(jax.vjp(jax.nn.silu, xs)[1](ybar)[0]),
                  what="jit of jax.vjp(silu_ffi, x)[1](ȳ) for a ȳ that is not all ones", rtol=1e-5, atol=1e-6,
                  hint="the backward kernel multiplies the derivative by the incoming cotangent ȳ, elementwise")
+    first, second = jnp.array([1.0, -2.0, 0.5, 4.0]), jnp.array([-3.0, 0.25, 2.0, -0.5])
+    checks.close(run("the pullbacks of jax.vjp(silu_ffi, x1) and jax.vjp(silu_ffi, x2), called after both forward passes",
+                     lambda: pullbacks_in_turn(silu_ffi, first, second)),
+                 (np.asarray(jax.grad(lambda v: jax.nn.silu(v).sum())(first)),
+                  np.asarray(jax.grad(lambda v: jax.nn.silu(v).sum())(second))), rtol=1e-5, atol=1e-6,
+                 what="the cotangents of x1 and of x2 for ȳ = 1, from pullbacks called only after both forward passes ran",
+                 hint="the backward kernel computes from the residual it is given and ȳ: keep nothing of a forward call "
+                      "in the kernels (a later call replaces it)")
     with_zeros = jnp.array([0.0, 1.0, 0.0, -2.0, 0.0, 0.5, 0.0, 3.0] * 64, jnp.float32)
     points = jnp.linspace(-3.0, 3.0, with_zeros.size, dtype=jnp.float32)
     want = np.asarray(jax.vjp(jax.nn.silu, points)[1](with_zeros)[0])
@@ -615,6 +629,12 @@ REFUSE = ("the abstract evaluation refuses them with TypeError (a float32 array 
           "def_impl(partial(xla.apply_primitive, rms_norm_prim_p))")
 
 
+def with_x64(thunk):
+    """thunk() with 64-bit types on (jax.enable_x64), as a learner who needs float64 turns them on."""
+    with jax.enable_x64(True):
+        return thunk()
+
+
 def exercise3(rms_norm_prim_p) -> None:
     """rms_norm_prim_p lowers to the rms_norm FFI target with eps as its attribute, runs eagerly through that lowering,
     refuses what the kernel cannot take with TypeError, and batches with the batch axis anywhere."""
@@ -663,9 +683,12 @@ def exercise3(rms_norm_prim_p) -> None:
         "eval_shape on an int32 array": raised_type(lambda: jax.eval_shape(norm, jax.ShapeDtypeStruct((2, 3), jnp.int32))),
         "eval_shape on a float16 array": raised_type(lambda: jax.eval_shape(norm, jax.ShapeDtypeStruct((2, 3), jnp.float16))),
         "eval_shape on a 0-d float32": raised_type(lambda: jax.eval_shape(norm, jax.ShapeDtypeStruct((), jnp.float32))),
+        "eval_shape on a float64 array (x64 on)": raised_type(lambda: with_x64(
+            lambda: jax.eval_shape(norm, jax.ShapeDtypeStruct((2, 3), jnp.float64)))),
     }
     checks.equal(refusals, {label: "TypeError" for label in refusals},
-                 what="the errors for an int32 x (eagerly and in eval_shape), a float16 x and a 0-d x (in eval_shape)", hint=REFUSE)
+                 what="the errors for an int32 x (eagerly and in eval_shape), a float16 x, a 0-d x and a float64 x with "
+                      "jax.enable_x64(True) (in eval_shape)", hint=REFUSE)
     checks.equal(raised_type(lambda: jax.vmap(norm)(jnp.array([3.0, 4.0]))), "TypeError",
                  what="the error for vmap over the 1-D array [3, 4] (two examples with no axis)",
                  hint="each example is 0-d, which a bind alone refuses: the batching rule raises TypeError for a 1-D x, "
