@@ -24,6 +24,9 @@ def exercise1(sum_of_squares) -> None:
     checks.close(checks.runs(lambda: sum_of_squares(jnp.array([0.5, 0.0, -1.0])), what="sum_of_squares([0.5, 0, -1])"),
                  np.float32(1.25), what="sum_of_squares([0.5, 0, -1]), a second float32 vector of 3 after [1, 2, 3]",
                  hint="compute from x on every call: keep no result from an earlier call, even for the same shape")
+    checks.close(checks.runs(lambda: sum_of_squares(jnp.array([1.0, jnp.nan, 2.0])), what="sum_of_squares([1, nan, 2])"),
+                 np.float32(np.nan), what="sum_of_squares([1, nan, 2])",
+                 hint="a NaN among the elements makes the sum NaN: sum every square (jnp.sum, not jnp.nansum)")
     m = jnp.array([[1.0, -1.0], [2.0, 0.5]])
     checks.close(checks.runs(lambda: sum_of_squares(m), what="sum_of_squares([[1, -1], [2, 0.5]])"), np.float32(6.25),
                  what="sum_of_squares([[1, -1], [2, 0.5]])", hint="sum over all the elements, not along one axis")

@@ -220,11 +220,13 @@ def exercise1(aligned_copy) -> None:
 def check_frozen(frozen_put, x, label):
     """frozen_put(x) is a jax.Array with x's values, in the dtype jnp.asarray(x) has; a later write to x does not
     show in it."""
-    before = np.array(x)
+    before, writeable = np.array(x), x.flags.writeable
     out = _result(checks.runs(_one(lambda: frozen_put(x)), what=f"frozen_put({label})"))
     checks.equal(type(out), type(jnp.asarray(before)), what=f"{label}: the type frozen_put returns (a jax.Array)")
     checks.close(out, jnp.asarray(before), what=label,
                  hint="keep x's shape and the dtype JAX gives it by default (what jnp.asarray(x) has)")
+    checks.equal(x.flags.writeable, writeable, what=f"{label}: whether x can still be written after frozen_put(x)",
+                 hint="leave the caller's x as it was (its flags too): copy it, do not freeze it")
     x[...] = x + 1
     checks.close(out, jnp.asarray(before), what=f"{label} after the input was changed in place",
                  hint="an aligned NumPy array of any dtype can be aliased by device_put: make sure JAX gets its own copy")

@@ -89,7 +89,8 @@ def rule_runs(prim, call) -> list[int]:
 def impl_runs_lowering(prim, name: str, cases: list, how: str) -> None:
     """Two checks that `prim`'s impl goes through its lowering: traced on each case (v, params, label), it is a `jit`
     holding `prim` alone, whatever the shape, dtype or parameters; and an eager call on the first case runs one of
-    its lowering rules (counted after the caches were emptied)."""
+    its lowering rules again, after a first one and the caches emptied (a compiled program the impl keeps itself would
+    not lower again)."""
     routes = {}
     for v, params, label in cases:
         traced = run(f"jax.make_jaxpr of {name}'s impl on {label}",
@@ -103,10 +104,12 @@ def impl_runs_lowering(prim, name: str, cases: list, how: str) -> None:
                       f"def_impl(partial(xla.apply_primitive, {name})) compiles {name} alone, through your lowering")
     v, params, label = cases[0]
     call = f"{name}.bind({label}{''.join(f', {k}={p}' for k, p in params.items())})"
+    run(f"an eager {call}", lambda: jax.block_until_ready(prim.bind(v, **params)))
     checks.equal(sum(rule_runs(prim, lambda: prim.bind(v, **params))) > 0, True,
-                 what=f"whether your lowering rule ran during an eager {call}, after jax.clear_caches()",
+                 what=f"whether your lowering rule ran during a second eager {call}, after jax.clear_caches()",
                  hint=f"an eager call runs the impl: def_impl(partial(xla.apply_primitive, {name})) makes it compile "
-                      "and run your lowering rule")
+                      "and run your lowering rule, again once JAX's caches are emptied (keep no compiled program of "
+                      "your own)")
 
 
 def lowered(what: str, fn, *args, platforms=None, hint: str | None = None) -> str | None:
@@ -301,8 +304,8 @@ def abs_name(abs_p, v, label: str) -> None:
 
 
 def abs_impl(abs_p, cases: list) -> None:
-    """abs_p's impl is a jit of abs_p alone on each case (v, label), and an eager call on the first, on this machine,
-    runs the CPU rule, not the generic one."""
+    """abs_p's impl is a jit of abs_p alone on each case (v, label), and a second eager call on the first, on this
+    machine, after the caches were emptied, runs the CPU rule, not the generic one."""
     routes = {}
     for v, label in cases:
         traced = run(f"jax.make_jaxpr of abs_p's impl on {label}", lambda: primitives(jax.make_jaxpr(abs_p.impl)(v).jaxpr),
@@ -314,12 +317,14 @@ def abs_impl(abs_p, cases: list) -> None:
                  hint="the impl must not compute |v| by itself (jnp.abs, np.abs), for any shape or dtype: "
                       "def_impl(partial(xla.apply_primitive, abs_p)) compiles abs_p alone, through the CPU rule here")
     v, label = cases[0]
+    run(f"an eager abs_p.bind({label})", lambda: abs_p.bind(v))
     ran = rule_runs(abs_p, lambda: abs_p.bind(v))
     checks.equal([ran[1] > 0, ran[0] > 0], [True, False],
-                 what=f"[whether the CPU rule ran, whether the generic rule ran] during an eager abs_p.bind({label}), "
+                 what=f"[whether the CPU rule ran, whether the generic rule ran] during a second eager abs_p.bind({label}), "
                       "after jax.clear_caches()",
                  hint="on the CPU, the rule registered with platform='cpu' wins; make the impl run the lowering with "
-                      "partial(xla.apply_primitive, abs_p)")
+                      "partial(xla.apply_primitive, abs_p), again once JAX's caches are emptied (keep no compiled program "
+                      "of your own)")
 
 
 def abs_case(abs_p, v, label: str) -> None:

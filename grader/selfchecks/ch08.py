@@ -192,6 +192,11 @@ def exercise1(reduce_sum_jvp, reduce_sum_transpose, reduce_sum_batch, custom_red
     checks.equal(avals(zero16), ["float16[2,3]"],
                  what="the abstract value of the symbolic-zero cotangent for a float16 (2, 3) x",
                  hint="ad.Zero(x.aval.to_tangent_aval()) keeps x's dtype; a ShapedArray of float32 does not")
+    zero_int = run("reduce_sum_transpose(ad.Zero of float0[4], ad.UndefinedPrimal of an int32 (3, 4) xi, axes=(0,))",
+                   lambda: reduce_sum_transpose(zero_of(xi[0]), ad.UndefinedPrimal(jax.typeof(xi)), axes=(0,)), zero_hint, ())
+    checks.equal(avals(zero_int), ["float0[3,4]"],
+                 what="the abstract value of the symbolic-zero cotangent for an int32 (3, 4) xi (its tangent type is float0)",
+                 hint="ad.Zero(x.aval.to_tangent_aval()): an integer x's tangent type is float0, not x's own aval")
     checks.close(run("hessian(sum(custom_reduce_sum(x, 1) ** 2))",
                      lambda: jax.hessian(lambda v: (custom_reduce_sum(v, 1) ** 2).sum())(x), SECOND_ORDER),
                  jax.hessian(lambda v: (jnp.sum(v, 1) ** 2).sum())(x), what="hessian(sum(custom_reduce_sum(x, 1) ** 2))",

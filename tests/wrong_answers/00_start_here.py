@@ -178,3 +178,11 @@ RIGHT.setdefault('quiz_answer', []).extend([
     R('the right letters in upper case (the quiz takes a letter in either case)',
       'q1 = "B"\nq2 = "A"\nq3 = "B"\n'),
 ])
+
+
+# A tenth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('c', 'nansum: a NaN element is skipped, so the sum of squares of [nan, 1] comes out 1 instead of nan',
+      'def sum_of_squares(x):\n    return jnp.nansum(x * x)\n'),
+]

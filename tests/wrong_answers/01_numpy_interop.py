@@ -558,3 +558,11 @@ WRONG['ex2_answer'] += [
     W('f', 'reuses one host buffer per shape/dtype: a later call overwrites what an earlier (aliased) result reads',
       '_BUFFERS = {}\n\ndef frozen_put(x):\n    key = (x.shape, x.dtype.str)\n    if key not in _BUFFERS:\n        _BUFFERS[key] = np.empty(x.shape, x.dtype)\n    np.copyto(_BUFFERS[key], x)\n    return jax.device_put(_BUFFERS[key])\n'),
 ]
+
+
+# A tenth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex2_answer'] += [
+    W('m', 'freezes x by making it read-only (mutates the input); its base can still be written and the result aliases it',
+      'def frozen_put(x):\n    x.flags.writeable = False\n    return jax.device_put(x)\n'),
+]

@@ -2,7 +2,7 @@
 
 from wrong_answers import R, W
 
-APPLIES = {'ex1_answer': 'bcdfgm', 'ex2_answer': 'cdgm', 'ex3_answer': 'bcdgm', 'quiz_answer': 'm'}
+APPLIES = {'ex1_answer': 'bcdfgm', 'ex2_answer': 'cdfgm', 'ex3_answer': 'bcdfgm', 'quiz_answer': 'm'}
 
 WRONG = {
     'ex1_answer': [
@@ -590,4 +590,24 @@ RIGHT.setdefault('ex3_answer', []).extend([
 WRONG['ex1_answer'] += [
     W('c', 'rule for lo == hi emits a broadcast constant instead of a clamp',
       'clip_p = elementwise_primitive("clip")\n\ndef clip_rule(ctx, operand, *, lo, hi):\n    aval = ctx.avals_out[0]\n    if lo == hi:                # every value becomes lo\n        out_type = mlir.aval_to_ir_type(ctx.module_context, aval)\n        return [hlo.broadcast_in_dim(out_type, mlir.ir_constant(np.array(lo, aval.dtype)), mlir.dense_int_array([]))]\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, aval.dtype)), operand, mlir.ir_constant(np.array(hi, aval.dtype)))]\n\nmlir.register_lowering(clip_p, clip_rule)\nclip_p.def_impl(partial(xla.apply_primitive, clip_p))\n'),
+]
+
+
+# A tenth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex2_answer'] += [
+    W('f', 'impl caches compiled executables per shape/dtype in its own dict: after clear_caches the rule does not run',
+      'round_afz_p = elementwise_primitive("round_afz")\nmlir.register_lowering(round_afz_p, lambda ctx, x: [hlo.round_nearest_afz(x)])\n_compiled = {}\n\ndef round_impl(x):\n    if isinstance(x, jax.core.Tracer):\n        return xla.apply_primitive(round_afz_p, x)\n    key = (x.shape, str(x.dtype))\n    if key not in _compiled:\n        _compiled[key] = jax.jit(round_afz_p.bind).lower(x).compile()\n    return _compiled[key](x)\n\nround_afz_p.def_impl(round_impl)\n'),
+]
+
+
+# A tenth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
+# right answers by the texts.
+WRONG['ex1_answer'] += [
+    W('f', 'impl keeps its own dict of compiled executables per (shape, dtype, lo, hi): after jax.clear_caches an eager call reuses it and the rule does not run',
+      'clip_p = elementwise_primitive("clip")\n\ndef clip_rule(ctx, operand, *, lo, hi):\n    dtype = ctx.avals_out[0].dtype\n    return [hlo.clamp(mlir.ir_constant(np.array(lo, dtype)), operand, mlir.ir_constant(np.array(hi, dtype)))]\n\nmlir.register_lowering(clip_p, clip_rule)\n_compiled = {}\n\ndef clip_impl(x, *, lo, hi):\n    if isinstance(x, jax.core.Tracer):\n        return xla.apply_primitive(clip_p, x, lo=lo, hi=hi)\n    key = (x.shape, str(x.dtype), lo, hi)\n    if key not in _compiled:\n        _compiled[key] = jax.jit(partial(clip_p.bind, lo=lo, hi=hi)).lower(x).compile()\n    return _compiled[key](x)\n\nclip_p.def_impl(clip_impl)\n'),
+]
+WRONG['ex3_answer'] += [
+    W('f', 'impl caches compiled executables per shape/dtype in its own dict: after clear_caches the CPU rule does not run',
+      'abs_p = elementwise_primitive("my_abs")\nmlir.register_lowering(abs_p, mlir.lower_fun(lambda v: jnp.where(v < 0, -v, v), multiple_results=False))\nmlir.register_lowering(abs_p, lambda ctx, x: [hlo.abs(x)], platform="cpu")\n_compiled = {}\n\ndef abs_impl(x):\n    if isinstance(x, jax.core.Tracer):\n        return xla.apply_primitive(abs_p, x)\n    key = (x.shape, str(x.dtype))\n    if key not in _compiled:\n        _compiled[key] = jax.jit(abs_p.bind).lower(x).compile()\n    return _compiled[key](x)\n\nabs_p.def_impl(abs_impl)\n'),
 ]
