@@ -354,6 +354,15 @@ def in_place(scale_rows_inplace: Callable, shape: tuple[int, ...]) -> dict[str, 
     return {"x deleted": bool(x.is_deleted()), "moved by": y.unsafe_buffer_pointer() - address}
 
 
+def x_kept(scale_rows: Callable, x: np.ndarray, s: np.ndarray) -> dict[str, Any]:
+    """Whether scale_rows(x, s), called as it is, deleted the caller's x, and whether it returned x * s."""
+    x_dev, s_dev = jnp.asarray(x), jnp.asarray(s)
+    y = jax.block_until_ready(scale_rows(x_dev, s_dev))
+    ALIVE.append((y, x_dev, s_dev))
+    right = np.allclose(np.asarray(y), x * s[..., None], rtol=1e-6, atol=1e-6)
+    return {"x deleted": bool(x_dev.is_deleted()), "result": "x * s[..., None]" if right else "other values"}
+
+
 def late_results(scale_rows_inplace: Callable, shape: tuple[int, ...], seed: int, stalls: int = 3,
                  seconds: float = 30.0, stall_ms: int = 40) -> str:
     """Calls of scale_rows_inplace, each on the result of the one before with every scale -1, while every pool task
@@ -392,8 +401,8 @@ def pool_share(scale_rows: Callable, shape: tuple[int, ...], calls: int, seed: i
     """Who did the work of `calls` calls of jax.jit(scale_rows, donate_argnums=0), each on the result of the one
     before: the CPU time of the tasks the handler handed to XLA's pool, against that and the calling thread's, said
     in words (at least a tenth counts as a part). Donated here, so that no copy of x (a scale_rows_inplace without
-    donation) counts as the calling thread's work. On a busy machine a pool thread may start only after the calling
-    thread took every row, so up to three rounds are measured."""
+    donation) counts as the calling thread's work. Each task is started before the calling thread goes on; still, on a
+    busy machine the calling thread may take every row first, so up to eight rounds (or 30 s) are measured."""
     if pool_threads() == 1:
         return "XLA's pool threads ran part of the rows"  # one CPU: no other thread to hand rows to
     step = jax.jit(scale_rows, donate_argnums=0)
@@ -401,9 +410,13 @@ def pool_share(scale_rows: Callable, shape: tuple[int, ...], calls: int, seed: i
     y = jax.block_until_ready(jnp.asarray(rng.standard_normal(shape).astype(np.float32)))
     s = jnp.asarray(rng.uniform(0.9, 1.1, shape[:-1]).astype(np.float32))
     y = jax.block_until_ready(step(y, s))
-    scheduled = 0
-    for _ in range(3):
-        with watched_pool() as counters:
+    scheduled, deadline = 0, time.monotonic() + 30
+    for _ in range(8):
+        if time.monotonic() > deadline:
+            break
+        # pool.Schedule returns only once a pool thread has started the task: the task is running when the calling
+        # thread goes on, so that a busy machine does not leave it waiting until the caller took every row.
+        with watched_pool(wait_for_start_us=100_000) as counters:
             start = time.thread_time_ns()
             for _ in range(calls):
                 y = jax.block_until_ready(step(y, s))
@@ -723,6 +736,11 @@ def exercise2(scale_rows, scale_rows_inplace) -> None:
     checks.close(value("scale_rows_inplace of a 1-D x and a 0-d s", lambda: call(scale_rows_inplace, x3[0, 0], s3[0, 0])),
                  x3[0, 0] * s3[0, 0], what="scale_rows_inplace of a 1-D x of 7 and a 0-d s",
                  hint="a 1-D x is one row and comes back 1-D: hand the handler x as it is (no atleast_2d), with s of shape x.shape[:-1]")
+    kept = value("scale_rows(x, s) called as it is (no jit around it)", lambda: x_kept(scale_rows, x3, s3))
+    checks.equal(kept, {"x deleted": False, "result": "x * s[..., None]"},
+                 what="scale_rows(x, s) of the (3, 5, 7) array, called as it is: whether it deleted the caller's x, and "
+                      "what it returned", hint="only scale_rows_inplace donates x: scale_rows itself (no donate_argnums "
+                                               "on it) leaves the caller's x alive")
     woke = wake_ups_arrive(scale_rows)
     checks.equal(woke, "finished",
                  what="calls of jit(scale_rows) on 2048 rows of 4096 in a process of their own, pool tasks stalled for "
@@ -841,6 +859,11 @@ def exercise3(l2_normalize) -> None:
                  ONE_CALL, what="what the lowered program of jax.jit(l2_normalize) holds (one custom call of your forward "
                                 "target, nothing else)",
                  hint="the forward pass is an FFI handler of yours too: no jnp around it, no callback")
+    checks.equal(value("the lowered program of jax.vjp(l2_normalize, x)'s output",
+                       lambda: lowered_counts(lambda v: jax.vjp(l2_normalize, v)[0], jnp.asarray(x))),
+                 ONE_CALL, what="what the lowered program of the output of jax.vjp(l2_normalize, x) holds (the forward "
+                                "rule's: one custom call of your forward target, nothing else)",
+                 hint="the forward rule computes y with the forward handler too: no jnp in it")
     grad = jax.jit(jax.grad(weighted(l2_normalize)))
     checks.close(value("jit(grad(sum(l2_normalize(x) * w)))", lambda: grad(jnp.asarray(x), jnp.asarray(w)),
                        hint="jax.custom_vjp with nondiff_argnums=(1,) for eps, and defvjp(forward rule, backward rule)"),
