@@ -1949,14 +1949,6 @@ RIGHT.setdefault('ex5_answer', []).extend([
 
 # A tenth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
 # right answers by the texts.
-WRONG['ex1_answer'] += [
-    W('c', 'mask from |x / scale| <= levels: the division rounds, so an edge value can fall outside',
-      'class FakeQuant(HiPrim):\n    """x rounded to the grid scale * k, for an integer k from -levels to levels."""\n    def __init__(self, x_aval, scale_aval, levels):\n        self.in_avals = (x_aval, scale_aval)\n        self.out_aval = x_aval\n        self.params = dict(levels=levels)\n        super().__init__()\n\n    def expand(self, x, scale):\n        return scale * jnp.clip(jnp.round(x / scale), -self.levels, self.levels)\n\n    def vjp_fwd(self, nzs_in, x, scale):\n        inside = jnp.abs(x / scale) <= self.levels\n        return self(x, scale), inside\n\n    def vjp_bwd_retval(self, inside, g):\n        return (jnp.where(inside, g, jnp.zeros_like(g)), None)\n\ndef fake_quant(x, scale, levels=7):\n    return FakeQuant(jax.typeof(x), jax.typeof(scale), levels)(x, scale)'),
-]
-
-
-# A tenth fresh blind round, written from the texts alone: answers a visible check missed (now caught), and
-# right answers by the texts.
 RIGHT.setdefault('ex2_answer', []).extend([
     R('negative rows left as they are on the RefAccum path (a Ref takes a negative index as Python does)',
       'class WeightedRows(HiPrim):\n    """out[j] = w[j] * table[rows[j]], for a static tuple of row indices (repeats allowed)."""\n    def __init__(self, table_aval, w_aval, rows):\n        self.in_avals = (table_aval, w_aval)\n        self.out_aval = ShapedArray((len(rows), table_aval.shape[1]), table_aval.dtype)\n        self.params = dict(rows=tuple(rows))\n        super().__init__()\n\n    def expand(self, table, w):\n        return w[:, None] * table[jnp.array(self.rows)]\n\n    def vjp_fwd(self, nzs_in, table, w):\n        return self(table, w), (table, w)\n\n    def vjp_bwd(self, res, g, table_acc, w_acc):\n        table, w = res\n        n = table.shape[0]\n        rows = [r % n for r in self.rows]\n        idx = jnp.array(rows)\n        w_acc.accum(jnp.sum(g * table[idx], axis=1))\n        if isinstance(table_acc, NullAccum):\n            return None\n        if isinstance(table_acc, RefAccum):\n            for j, r in enumerate(self.rows):\n                table_acc.ref[r] += w[j] * g[j]\n            return None\n        table_acc.accum(jnp.zeros(table_acc.aval.shape, table_acc.aval.dtype).at[idx].add(w[:, None] * g))\n        return None\n\ndef weighted_rows(table, w, rows):\n    return WeightedRows(jax.typeof(table), jax.typeof(w), rows)(table, w)'),
