@@ -106,6 +106,26 @@ void OnFault(int sig, siginfo_t* info, void* context) {
 }  // namespace
 
 namespace {
+// Makes [address, address + bytes) unreadable and records it as the range [low, high) a fault is
+// looked up in. Returns 0, or -1 (the range forgotten) if the protection could not be set.
+int Guard(std::atomic<std::uintptr_t>& low, std::atomic<std::uintptr_t>& high, void* address, std::int64_t bytes) {
+  const auto start = reinterpret_cast<std::uintptr_t>(address);
+  high.store(start + static_cast<std::uintptr_t>(bytes));
+  low.store(start);
+  if (mprotect(address, static_cast<std::size_t>(bytes), PROT_NONE) != 0) {
+    low.store(0);
+    high.store(0);
+    return -1;
+  }
+  return 0;
+}
+
+// Forgets the range [low, high) and makes whatever of it is still unreadable readable again.
+void Unguard(std::atomic<std::uintptr_t>& low, std::atomic<std::uintptr_t>& high) {
+  const std::uintptr_t start = low.exchange(0), end = high.exchange(0);
+  if (start != 0) mprotect(reinterpret_cast<void*>(start), end - start, PROT_READ | PROT_WRITE);
+}
+
 bool Install() {
   if (!g_installed) {
     struct sigaction mine {};
@@ -127,15 +147,7 @@ extern "C" int stall_on_touch(void* address, std::int64_t bytes, int limit_us) {
   g_stalled.store(0);
   g_released.store(0);
   g_limit_us.store(limit_us);
-  const auto low = reinterpret_cast<std::uintptr_t>(address);
-  g_high.store(low + static_cast<std::uintptr_t>(bytes));
-  g_low.store(low);
-  if (mprotect(address, static_cast<std::size_t>(bytes), PROT_NONE) != 0) {
-    g_low.store(0);
-    g_high.store(0);
-    return -1;
-  }
-  return 0;
+  return Guard(g_low, g_high, address, bytes);
 }
 
 // 1 once a thread is held at the guarded pages.
@@ -163,15 +175,7 @@ extern "C" int watch_readers(void* address, std::int64_t bytes, const long* know
   g_returned.store(0);
   g_hold_us.store(hold_us);
   g_hold_until.store(0);
-  const auto low = reinterpret_cast<std::uintptr_t>(address);
-  g_watch_high.store(low + static_cast<std::uintptr_t>(bytes));
-  g_watch_low.store(low);
-  if (mprotect(address, static_cast<std::size_t>(bytes), PROT_NONE) != 0) {
-    g_watch_low.store(0);
-    g_watch_high.store(0);
-    return -1;
-  }
-  return 0;
+  return Guard(g_watch_low, g_watch_high, address, bytes);
 }
 
 // Says that the watched call has returned: held threads go on.
@@ -185,9 +189,7 @@ extern "C" long reader_of(std::int64_t page) {
 // Makes the pages readable again if no thread touched them, and puts the previous fault handler back.
 extern "C" void unguard() {
   g_returned.store(1);  // no thread stays held
-  const std::uintptr_t low = g_low.exchange(0), high = g_high.exchange(0);
-  if (low != 0) mprotect(reinterpret_cast<void*>(low), high - low, PROT_READ | PROT_WRITE);
-  const std::uintptr_t watch_low = g_watch_low.exchange(0), watch_high = g_watch_high.exchange(0);
-  if (watch_low != 0) mprotect(reinterpret_cast<void*>(watch_low), watch_high - watch_low, PROT_READ | PROT_WRITE);
+  Unguard(g_low, g_high);
+  Unguard(g_watch_low, g_watch_high);
   if (g_installed && sigaction(SIGSEGV, &g_previous, nullptr) == 0) g_installed = false;
 }
